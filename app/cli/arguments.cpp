@@ -1,0 +1,62 @@
+#include "arguments.h"
+
+#include "core/errors.h"
+
+#include <charconv>
+
+namespace remat::cli {
+
+namespace {
+std::string allowed(std::int64_t min, std::int64_t max) {
+    return "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+} // namespace
+
+std::int64_t parseInteger(const std::string &option, const std::string &text, std::int64_t min, std::int64_t max) {
+    std::int64_t value = 0;
+    const char *begin = text.data(), *end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max)
+        throw InvalidArgument(option + " must be " + allowed(min, max) + ", got '" + text + "'");
+    return value;
+}
+
+std::vector<int> parseIntegerList(const std::string &option, const std::string &text) {
+    std::vector<int> out;
+    if (text.empty())
+        return out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty())
+            throw InvalidArgument(option + " must be a comma-separated list of integers such as 3,7,11, got '" +
+                                  text + "'");
+        std::int64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+        if (ec != std::errc() || ptr != item.data() + item.size() || value < INT32_MIN || value > INT32_MAX)
+            throw InvalidArgument(option + " must be a comma-separated list of integers such as 3,7,11; '" + item +
+                                  "' is not an integer");
+        out.push_back(static_cast<int>(value));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+Range parseRange(const std::string &option, const std::string &text, std::int64_t min, std::int64_t max) {
+    const std::size_t dots = text.find("..");
+    if (dots == std::string::npos) {
+        const std::int64_t v = parseInteger(option, text, min, max);
+        return {v, v};
+    }
+    const std::string a = text.substr(0, dots), b = text.substr(dots + 2);
+    Range r{parseInteger(option + " (start of " + text + ")", a, min, max),
+            parseInteger(option + " (end of " + text + ")", b, min, max)};
+    if (r.first > r.last)
+        throw InvalidArgument(option + " range must go upwards, got '" + text + "'");
+    return r;
+}
+
+} // namespace remat::cli

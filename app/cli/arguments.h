@@ -1,0 +1,20 @@
+#pragma once
+// Strict parsing of the CLI's values, with messages that name the option, the
+// value and what is allowed (thrown as remat::InvalidArgument).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace remat::cli {
+
+std::int64_t parseInteger(const std::string &option, const std::string &text, std::int64_t min, std::int64_t max);
+// "3,7,11": strictly increasing is checked by the strategy, which knows n.
+std::vector<int> parseIntegerList(const std::string &option, const std::string &text);
+// "4..4096" or a single "64".
+struct Range {
+    std::int64_t first;
+    std::int64_t last;
+};
+Range parseRange(const std::string &option, const std::string &text, std::int64_t min, std::int64_t max);
+
+} // namespace remat::cli

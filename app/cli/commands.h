@@ -1,0 +1,44 @@
+#pragma once
+// The `remat` subcommands. Each writes its whole output to `out` only when it
+// succeeds, and throws remat::Error (message for the user) otherwise.
+#include "core/comparison.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace remat::cli {
+
+enum class Format { Table, Json, Csv };
+
+struct ModelOptions {
+    std::string nodeBytes = "1";
+};
+
+struct SimulateOptions {
+    std::string n = "16";
+    std::string strategy = "all";
+    std::string every;
+    std::string checkpoints;
+    bool checkpointsGiven = false;
+    ModelOptions model;
+    Format format = Format::Table;
+    bool timeline = false;
+};
+
+struct SweepOptions {
+    std::string n = "4..4096";
+    std::string factor = "2";
+    std::string strategy = "all";
+    ModelOptions model;
+    Format format = Format::Table;
+};
+
+void runSimulate(const SimulateOptions &options, std::ostream &out);
+void runSweep(const SweepOptions &options, std::ostream &out);
+
+// Shared by the commands.
+Model buildChain(const std::string &nText, const ModelOptions &options);
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n);
+
+} // namespace remat::cli

@@ -1,0 +1,104 @@
+// remat: compare gradient-checkpointing schedules from the command line.
+// Exit status: 0 success, 2 bad input (one line on stderr, nothing on stdout),
+// 1 an unexpected internal error.
+#include "commands.h"
+
+#include "core/errors.h"
+#include "core/strategy_registry.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+
+using namespace remat::cli;
+
+namespace {
+
+void addOutputFlags(CLI::App *cmd, Format &format, bool csvAllowed = true) {
+    auto *json = cmd->add_flag_callback("--json", [&format] { format = Format::Json; },
+                                        "Print one JSON document (schema in docs/cli.md)");
+    if (csvAllowed) {
+        auto *csv = cmd->add_flag_callback("--csv", [&format] { format = Format::Csv; },
+                                           "Print CSV with a header line");
+        json->excludes(csv);
+    }
+}
+
+std::string strategyHelp() {
+    std::string text = "Strategies to compare: all, or a comma-separated list of:";
+    for (const auto *s : remat::StrategyRegistry::builtin().all())
+        text += "\n  " + std::string(s->name()) + ": " + std::string(s->summary());
+    return text;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{"remat: gradient checkpointing (activation rematerialization) schedules, simulated and compared.\n"
+                 "The model is a chain a_0..a_n with gradients b_n..b_0 (docs/model.md)."};
+    app.require_subcommand(1);
+    app.footer("Examples:\n  remat simulate --n 16\n  remat simulate --n 100 --strategy periodic --every 10 --json\n"
+               "  remat sweep --n 4..4096 --csv\nRun 'remat SUBCOMMAND --help' for the options of each.");
+
+    SimulateOptions sim;
+    auto *simulate = app.add_subcommand("simulate", "Simulate strategies on a chain of n layers and compare them");
+    simulate->add_option("--n", sim.n, "Number of layers n, 1 to 1000000 (default 16). Example: --n 64");
+    simulate->add_option("--strategy", sim.strategy, strategyHelp() + "\n(default all). Example: --strategy periodic");
+    simulate->add_option("--every", sim.every,
+                         "periodic: checkpoint every K-th node, 1 <= K <= n (default round(sqrt n)). Example: --every 4");
+    simulate->add_option_function<std::string>(
+        "--checkpoints",
+        [&sim](const std::string &v) {
+            sim.checkpoints = v;
+            sim.checkpointsGiven = true;
+        },
+        "checkpoints: forward nodes to keep, increasing, each in 1..n-1. Example: --checkpoints 3,7,11");
+    simulate->add_option("--node-bytes", sim.model.nodeBytes,
+                         "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
+                         "--node-bytes 4MiB");
+    addOutputFlags(simulate, sim.format);
+    simulate->add_flag("--timeline", sim.timeline,
+                       "With --csv: one line per op (strategy, step, op, node, resident nodes, bytes)");
+    simulate->footer("Example:\n  remat simulate --n 16 --json\n  remat simulate --n 8 --strategy recompute-all --csv "
+                     "--timeline");
+
+    SweepOptions sweep;
+    auto *sweepCmd = app.add_subcommand("sweep", "Simulate strategies for a geometric range of n (growth laws)");
+    sweepCmd->add_option("--n", sweep.n, "Range FIRST..LAST, 1 to 1000000 (default 4..4096). Example: --n 4..4096");
+    sweepCmd->add_option("--factor", sweep.factor, "Ratio between successive n, 2 to 1000 (default 2). Example: --factor 4");
+    sweepCmd->add_option("--strategy", sweep.strategy,
+                         "all (default), or a comma-separated list of store-all, recompute-all, periodic");
+    sweepCmd->add_option("--node-bytes", sweep.model.nodeBytes, "Bytes of every node (default 1). Example: --node-bytes 1MiB");
+    addOutputFlags(sweepCmd, sweep.format);
+    sweepCmd->footer("Example:\n  remat sweep --n 4..4096 --strategy periodic,store-all --csv");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        std::cerr << "remat: " << e.what() << " (see remat --help)\n";
+        return 2;
+    }
+
+    std::ostringstream out;
+    try {
+        if (simulate->parsed())
+            runSimulate(sim, out);
+        else
+            runSweep(sweep, out);
+    } catch (const remat::Error &e) {
+        std::cerr << "remat: " << e.what() << '\n';
+        return 2;
+    } catch (const std::bad_alloc &) {
+        std::cerr << "remat: out of memory; try a smaller n\n";
+        return 2;
+    } catch (const std::exception &e) {
+        std::cerr << "remat: internal error: " << e.what() << '\n';
+        return 1;
+    }
+    std::cout << out.str();
+    return std::cout.good() ? 0 : 1;
+}

@@ -1,0 +1,117 @@
+#include "arguments.h"
+#include "commands.h"
+#include "table.h"
+
+#include "core/comparison.h"
+#include "core/errors.h"
+#include "core/report.h"
+#include "core/units.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace remat::cli {
+
+namespace {
+
+std::string percent(double overhead) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", overhead * 100);
+    return buf;
+}
+
+} // namespace
+
+Model buildChain(const std::string &nText, const ModelOptions &options) {
+    const int n = static_cast<int>(parseInteger("--n", nText, 1, Model::kMaxLayers));
+    ChainSpec spec;
+    spec.nodeBytes = parseBytes(options.nodeBytes, "--node-bytes");
+    if (spec.nodeBytes < 1)
+        throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + options.nodeBytes + "'");
+    return Model::chain(n, spec);
+}
+
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n) {
+    std::vector<std::string> header{"strategy", "peak nodes", "peak bytes", "forward evals", "recomputations",
+                                    "backward ops", "ops", "cost", "overhead vs store-all", "memory", "compute"};
+    if (withN)
+        header.insert(header.begin(), "n");
+    TextTable table(header);
+    for (const auto &r : rows) {
+        std::vector<std::string> cells{std::string(r.strategy->name()),
+                                       std::to_string(r.summary.peakNodes),
+                                       std::to_string(r.summary.peakBytes),
+                                       std::to_string(r.summary.forwardEvaluations),
+                                       std::to_string(r.summary.recomputations),
+                                       std::to_string(r.summary.backwardOps),
+                                       std::to_string(r.summary.ops),
+                                       numberText(r.summary.cost),
+                                       percent(r.costOverhead),
+                                       std::string(r.strategy->memoryClass()),
+                                       std::string(r.strategy->computeClass())};
+        if (withN)
+            cells.insert(cells.begin(), std::to_string(n));
+        table.addRow(std::move(cells));
+    }
+    table.print(out);
+}
+
+void runSimulate(const SimulateOptions &options, std::ostream &out) {
+    if (options.timeline && options.format != Format::Csv)
+        throw InvalidArgument("--timeline needs --csv (the timeline is one CSV line per op)");
+    const auto model = std::make_shared<const Model>(buildChain(options.n, options.model));
+    StrategyParams params;
+    if (!options.every.empty())
+        params.every = static_cast<int>(parseInteger("--every", options.every, 1, model->layers()));
+    if (options.checkpointsGiven)
+        params.checkpoints = parseIntegerList("--checkpoints", options.checkpoints);
+    // With "all", --every and --checkpoints go to the one strategy that takes them.
+    const auto strategies = selectStrategies(options.strategy, params);
+    std::vector<ComparisonRow> rows;
+    for (const Strategy *s : strategies) {
+        StrategyParams own;
+        if (s->name() == "periodic")
+            own.every = params.every;
+        if (s->name() == "checkpoints")
+            own.checkpoints = params.checkpoints;
+        if (strategies.size() == 1)
+            own = params; // a lone strategy is told everything, and rejects what it cannot use
+        auto one = compareStrategies(*model, {s}, own);
+        rows.push_back(std::move(one.front()));
+    }
+
+    const int n = model->layers();
+    if (options.timeline) {
+        writeTimelineCsvHeader(out);
+        for (auto &row : rows) {
+            const auto replay =
+                Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+            writeTimelineCsv(out, std::string(row.strategy->name()), replay.timeline);
+        }
+        return;
+    }
+    switch (options.format) {
+    case Format::Json: {
+        nlohmann::ordered_json doc;
+        doc["n"] = n;
+        doc["model"] = modelJson(*model);
+        doc["strategies"] = nlohmann::ordered_json::array();
+        for (const auto &r : rows)
+            doc["strategies"].push_back(summaryJson(r));
+        out << doc.dump(2) << '\n';
+        break;
+    }
+    case Format::Csv:
+        writeSummaryCsvHeader(out, false);
+        for (const auto &r : rows)
+            writeSummaryCsvRow(out, r, n, false);
+        break;
+    case Format::Table:
+        out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0))
+            << " per node, forward cost 1, backward cost 2 (docs/model.md)\n\n";
+        printComparisonTable(out, rows, false, n);
+        break;
+    }
+}
+
+} // namespace remat::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Several strategies run on one model and counted by the simulator, with the
+// overhead of each against store-all: the seed notes' three-strategy table,
+// shared by `remat simulate`, `remat sweep` and the studio's summary table.
+#include "core/model.h"
+#include "core/simulator.h"
+#include "core/strategy.h"
+
+#include <string>
+#include <vector>
+
+namespace remat {
+
+struct ComparisonRow {
+    const Strategy *strategy = nullptr;
+    Schedule schedule;
+    Summary summary;
+    // cost / cost(store-all) - 1: the extra compute paid for the memory saved.
+    double costOverhead = 0;
+};
+
+// Plans and simulates each strategy on `model`. Store-all is always counted as
+// the reference, listed or not. Throws what the strategies and simulator throw.
+std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vector<const Strategy *> &strategies,
+                                             const StrategyParams &params);
+
+// The strategies named in a comma-separated list, or every strategy that runs
+// with defaults (plus `checkpoints` when a checkpoint list is given) for "all".
+std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params);
+
+} // namespace remat

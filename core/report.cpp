@@ -1,0 +1,93 @@
+#include "core/report.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace remat {
+
+nlohmann::ordered_json numberJson(double value) {
+    if (std::nearbyint(value) == value && std::fabs(value) < 9e15)
+        return static_cast<std::int64_t>(value);
+    return value;
+}
+
+std::string numberText(double value) {
+    if (std::nearbyint(value) == value && std::fabs(value) < 9e15)
+        return std::to_string(static_cast<std::int64_t>(value));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", value);
+    return buf;
+}
+
+nlohmann::ordered_json summaryJson(const ComparisonRow &row) {
+    const Summary &s = row.summary;
+    nlohmann::ordered_json j;
+    j["name"] = std::string(row.strategy->name());
+    j["description"] = row.schedule.description;
+    j["peak_nodes"] = s.peakNodes;
+    j["peak_bytes"] = s.peakBytes;
+    j["peak_step"] = s.peakStep;
+    j["forward_evaluations"] = s.forwardEvaluations;
+    j["recomputations"] = s.recomputations;
+    j["backward_ops"] = s.backwardOps;
+    j["ops"] = s.ops;
+    j["cost"] = numberJson(s.cost);
+    j["overhead_vs_store_all"] = row.costOverhead;
+    j["memory_class"] = std::string(row.strategy->memoryClass());
+    j["compute_class"] = std::string(row.strategy->computeClass());
+    j["checkpoints"] = row.schedule.checkpoints;
+    return j;
+}
+
+nlohmann::ordered_json modelJson(const Model &model) {
+    nlohmann::ordered_json j;
+    j["layers"] = model.layers();
+    j["chain"] = model.isChain();
+    j["input_bytes"] = model.bytes(model.inputNode());
+    return j;
+}
+
+void writeSummaryCsvHeader(std::ostream &out, bool withN) {
+    if (withN)
+        out << "n,";
+    out << "strategy,peak_nodes,peak_bytes,forward_evaluations,recomputations,backward_ops,ops,cost,"
+           "overhead_vs_store_all,memory_class,compute_class\n";
+}
+
+void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool withN) {
+    const Summary &s = row.summary;
+    if (withN)
+        out << n << ',';
+    char overhead[32];
+    std::snprintf(overhead, sizeof overhead, "%.6f", row.costOverhead);
+    out << row.strategy->name() << ',' << s.peakNodes << ',' << s.peakBytes << ',' << s.forwardEvaluations << ','
+        << s.recomputations << ',' << s.backwardOps << ',' << s.ops << ',' << numberText(s.cost) << ',' << overhead
+        << ",\"" << row.strategy->memoryClass() << "\",\"" << row.strategy->computeClass() << "\"\n";
+}
+
+void writeTimelineCsvHeader(std::ostream &out) {
+    out << "strategy,step,op,node,resident_count,resident,bytes\n";
+}
+
+void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Timeline &timeline) {
+    const Model &model = timeline.model();
+    StepState state = timeline.stateAt(-1);
+    for (std::int64_t t = 0; t < timeline.steps(); ++t) {
+        timeline.advance(state);
+        const Op op = timeline.op(t);
+        out << strategy << ',' << t << ',' << kindName(op.kind) << ',' << model.name(op.node) << ','
+            << timeline.residentCountAt(t) << ',';
+        bool first = true;
+        for (NodeId id = 0; id < state.resident.size(); ++id) {
+            if (!state.resident[id])
+                continue;
+            if (!first)
+                out << ' ';
+            out << model.name(id);
+            first = false;
+        }
+        out << ',' << timeline.bytesAt(t) << '\n';
+    }
+}
+
+} // namespace remat

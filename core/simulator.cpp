@@ -1,0 +1,137 @@
+#include "core/simulator.h"
+
+#include "core/errors.h"
+
+#include <algorithm>
+
+namespace remat {
+
+struct TimelineRecorder {
+    Timeline &timeline;
+    void reserve(std::size_t ops) {
+        timeline.bytes_.reserve(ops);
+        timeline.residentCount_.reserve(ops);
+        timeline.costUntil_.reserve(ops);
+    }
+    void record(std::int64_t t, std::int64_t bytes, std::int32_t count, double cost,
+                const std::vector<std::uint8_t> &resident, const std::vector<std::uint32_t> &computeCount) {
+        timeline.bytes_.push_back(bytes);
+        timeline.residentCount_.push_back(count);
+        timeline.costUntil_.push_back(cost);
+        if ((t + 1) % timeline.interval_ == 0)
+            timeline.snapshots_.push_back(StepState{t, resident, computeCount});
+    }
+};
+
+namespace {
+
+[[noreturn]] void reject(const Model &model, std::int64_t t, Op op, const std::string &why) {
+    throw InvalidSchedule(t, "op " + std::to_string(t) + " (" + describe(model, op) + "): " + why);
+}
+
+struct NoRecorder {
+    void reserve(std::size_t) {}
+    void record(std::int64_t, std::int64_t, std::int32_t, double, const std::vector<std::uint8_t> &,
+                const std::vector<std::uint32_t> &) {}
+};
+
+// The one replay loop. Validation and counting happen here and nowhere else.
+template <class Recorder>
+Summary run(const Model &model, const Schedule &schedule, Recorder &recorder) {
+    const auto nodes = static_cast<NodeId>(model.nodeCount());
+    const NodeId input = model.inputNode();
+    const NodeId result = model.inputGradient();
+    std::vector<std::uint8_t> resident(nodes, 0);
+    std::vector<std::uint32_t> computeCount(nodes, 0);
+    resident[input] = 1;
+    std::int64_t residentBytes = model.bytes(input);
+    std::int32_t residentCount = 1;
+
+    Summary s;
+    s.peakNodes = 1;
+    s.peakBytes = residentBytes;
+    s.ops = static_cast<std::int64_t>(schedule.ops.size());
+    recorder.reserve(schedule.ops.size());
+    std::int64_t distinctForward = 0;
+
+    for (std::int64_t t = 0; t < s.ops; ++t) {
+        const Op op = schedule.ops[static_cast<std::size_t>(t)];
+        const NodeId x = op.node;
+        if (x >= nodes)
+            reject(model, t, op, "no such node; this model has nodes a_0..a_" + std::to_string(model.layers()) +
+                                     " and b_0..b_" + std::to_string(model.layers()));
+        std::int64_t bytesNow;
+        if (op.kind == OpKind::Compute) {
+            if (x == input)
+                reject(model, t, op, "a_0 is the input batch; it is given, never computed");
+            if (resident[x])
+                reject(model, t, op, model.name(x) + " is already resident");
+            const bool backward = model.isBackward(x);
+            if (backward && computeCount[x] != 0)
+                reject(model, t, op,
+                       model.name(x) + " was already computed; a gradient is computed exactly once "
+                                       "(it accumulates the weight gradients)");
+            for (NodeId r : model.reads(x))
+                if (!resident[r])
+                    reject(model, t, op, "needs " + model.name(r) + ", which is not resident");
+            resident[x] = 1;
+            residentBytes += model.bytes(x);
+            ++residentCount;
+            bytesNow = residentBytes + model.workspace(x);
+            if (backward) {
+                ++s.backwardOps;
+            } else {
+                ++s.forwardEvaluations;
+                if (computeCount[x] == 0)
+                    ++distinctForward;
+            }
+            ++computeCount[x];
+            s.cost += model.cost(x);
+        } else {
+            if (x == input)
+                reject(model, t, op, "a_0 is the input batch; it stays resident for the whole step");
+            if (x == result)
+                reject(model, t, op, "b_0 is the result of the step (the gradient of the input); it is never freed");
+            if (!resident[x])
+                reject(model, t, op,
+                       model.name(x) + (computeCount[x] ? " is not resident (freed twice)" : " was never computed"));
+            resident[x] = 0;
+            residentBytes -= model.bytes(x);
+            --residentCount;
+            bytesNow = residentBytes;
+        }
+        if (residentCount > s.peakNodes)
+            s.peakNodes = residentCount;
+        if (bytesNow > s.peakBytes) {
+            s.peakBytes = bytesNow;
+            s.peakStep = t;
+        }
+        recorder.record(t, bytesNow, residentCount, s.cost, resident, computeCount);
+    }
+    for (int i = model.layers(); i >= 0; --i)
+        if (!computeCount[model.backwardNode(i)])
+            throw InvalidSchedule(-1, "incomplete schedule: " + model.name(model.backwardNode(i)) +
+                                          " is never computed; a schedule must compute every gradient down to b_0");
+    s.recomputations = s.forwardEvaluations - distinctForward;
+    return s;
+}
+
+} // namespace
+
+Summary Simulator::summarize(const Model &model, const Schedule &schedule) {
+    NoRecorder none;
+    return run(model, schedule, none);
+}
+
+Replay Simulator::replay(std::shared_ptr<const Model> model, std::shared_ptr<const Schedule> schedule) {
+    Replay r;
+    Timeline &tl = r.timeline;
+    tl.model_ = std::move(model);
+    tl.schedule_ = std::move(schedule);
+    tl.interval_ = std::max<std::int64_t>(1024, 4 * static_cast<std::int64_t>(tl.model_->nodeCount()));
+    TimelineRecorder recorder{tl};
+    r.summary = run(*tl.model_, *tl.schedule_, recorder);
+    return r;
+}
+
+} // namespace remat

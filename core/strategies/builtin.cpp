@@ -1,0 +1,13 @@
+#include "core/strategies/builtin.h"
+#include "core/strategy_registry.h"
+
+namespace remat {
+
+void registerBuiltinStrategies(StrategyRegistry &registry) {
+    registry.add(makeStoreAllStrategy());
+    registry.add(makeRecomputeAllStrategy());
+    registry.add(makePeriodicStrategy());
+    registry.add(makeCheckpointsStrategy());
+}
+
+} // namespace remat

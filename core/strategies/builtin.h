@@ -1,0 +1,14 @@
+#pragma once
+// Factories of the built-in strategies, one per unit in this folder.
+#include "core/strategy.h"
+
+#include <memory>
+
+namespace remat {
+
+std::unique_ptr<Strategy> makeStoreAllStrategy();
+std::unique_ptr<Strategy> makeRecomputeAllStrategy();
+std::unique_ptr<Strategy> makePeriodicStrategy();
+std::unique_ptr<Strategy> makeCheckpointsStrategy();
+
+} // namespace remat

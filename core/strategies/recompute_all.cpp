@@ -1,0 +1,55 @@
+// recompute-all ("as late as possible"): keep only a_0; before each gradient
+// b_j, recompute a_1..a_j from the input. n(n+1)/2 forward evaluations, O(1)
+// memory.
+#include "core/schedule_builder.h"
+#include "core/strategies/builtin.h"
+
+namespace remat {
+
+namespace {
+
+class RecomputeAllStrategy final : public Strategy {
+public:
+    std::string_view name() const override { return "recompute-all"; }
+    std::string_view summary() const override {
+        return "as late as possible: keep only the input, recompute every activation when it is needed";
+    }
+    std::string_view memoryClass() const override { return "O(1)"; }
+    std::string_view computeClass() const override { return "O(n^2)"; }
+
+    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+        const double n = model.layers();
+        const double f = n * (n + 1) / 2, b = n + 1;
+        return {f, b, 2 * (f + b), "n(n+1)/2"};
+    }
+
+protected:
+    void validate(const Model &model, const StrategyParams &params) const override {
+        requireChain(model);
+        rejectUnused(params, false, false);
+    }
+
+    Schedule plan(const Model &model, const StrategyParams &) const override {
+        const int n = model.layers();
+        std::vector<NodeId> order;
+        order.reserve(static_cast<std::size_t>(n) * (n + 1) / 2 + n + 1);
+        for (int i = 1; i <= n; ++i)
+            order.push_back(model.forwardNode(i));
+        order.push_back(model.backwardNode(n));
+        for (int j = n - 1; j >= 0; --j) {
+            for (int i = 1; i <= j; ++i)
+                order.push_back(model.forwardNode(i));
+            order.push_back(model.backwardNode(j));
+        }
+        Schedule s;
+        s.description = "keep only a_0";
+        s.ops = insertFrees(model, order);
+        return s;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeRecomputeAllStrategy() { return std::make_unique<RecomputeAllStrategy>(); }
+
+} // namespace remat

@@ -1,0 +1,46 @@
+#include "core/strategy.h"
+
+#include "core/errors.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace remat {
+
+namespace {
+std::string scientific(double v) {
+    char buf[64];
+    if (v < 1e9)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.1e", v);
+    return buf;
+}
+} // namespace
+
+Schedule Strategy::makeSchedule(const Model &model, const StrategyParams &params) const {
+    validate(model, params);
+    const OpEstimate e = estimate(model, params);
+    if (e.ops > kMaxOps)
+        throw LimitExceeded(std::string(name()) + " at n = " + std::to_string(model.layers()) + " needs " +
+                            scientific(e.forwardEvaluations) + " forward evaluations (" + e.formula +
+                            ") and about " + scientific(e.ops) + " ops with the frees; the limit is " +
+                            scientific(kMaxOps) + " ops. Use a smaller n or a strategy that recomputes less.");
+    Schedule s = plan(model, params);
+    s.strategy = std::string(name());
+    return s;
+}
+
+void Strategy::requireChain(const Model &model) const {
+    if (!model.isChain())
+        throw InvalidArgument(std::string(name()) + " works on chains; this model is a graph with skip connections");
+}
+
+void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints) const {
+    if (params.every && !usesEvery)
+        throw InvalidArgument("--every applies to periodic, not to " + std::string(name()));
+    if (params.checkpoints && !usesCheckpoints)
+        throw InvalidArgument("--checkpoints applies to checkpoints, not to " + std::string(name()));
+}
+
+} // namespace remat

@@ -1,0 +1,60 @@
+#pragma once
+// A strategy turns a Model and its parameters into a Schedule. Each strategy is
+// one small unit under core/strategies/, registered in the StrategyRegistry.
+#include "core/model.h"
+#include "core/schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace remat {
+
+// Everything a user may set for some strategy; each strategy reads what it
+// needs and rejects what it cannot use. Planners add their knobs here.
+struct StrategyParams {
+    std::optional<int> every;                    // periodic: checkpoint every k-th node
+    std::optional<std::vector<int>> checkpoints; // checkpoints: explicit forward nodes
+};
+
+// Analytic size of a schedule, known before it is built.
+struct OpEstimate {
+    double forwardEvaluations = 0;
+    double backwardOps = 0;
+    double ops = 0;          // upper bound on all ops, frees included
+    std::string formula;     // how forwardEvaluations follows from n, in words
+};
+
+class Strategy {
+public:
+    // Longest schedule any strategy may build: 8 bytes per op, so the schedule
+    // itself stays under 2 GiB. Checked before anything is allocated.
+    static constexpr double kMaxOps = 200'000'000;
+
+    virtual ~Strategy() = default;
+    virtual std::string_view name() const = 0;
+    virtual std::string_view summary() const = 0;      // one line for --help and menus
+    virtual std::string_view memoryClass() const = 0;  // e.g. "O(sqrt n)"
+    virtual std::string_view computeClass() const = 0; // e.g. "O(n)"
+    // True when the strategy needs no parameter from the user (it runs in "all").
+    virtual bool runsWithDefaults() const { return true; }
+
+    // Validates parameters, refuses schedules over kMaxOps, then plans.
+    // Throws InvalidArgument or LimitExceeded with a message for the user.
+    Schedule makeSchedule(const Model &model, const StrategyParams &params) const;
+
+    virtual OpEstimate estimate(const Model &model, const StrategyParams &params) const = 0;
+
+protected:
+    // Throws InvalidArgument for parameters this strategy cannot use.
+    virtual void validate(const Model &model, const StrategyParams &params) const = 0;
+    virtual Schedule plan(const Model &model, const StrategyParams &params) const = 0;
+
+    // Helpers for strategies.
+    void requireChain(const Model &model) const;
+    void rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints) const;
+};
+
+} // namespace remat
