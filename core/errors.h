@@ -39,6 +39,25 @@ public:
     using Error::Error;
 };
 
+// A backend (CPU memory, a CUDA device) failed. The message names the call,
+// file:line and the device's own message.
+class DeviceError : public Error {
+public:
+    using Error::Error;
+};
+
+// No usable device or driver: "CUDA not available: <the runtime's reason>".
+class DeviceUnavailable : public DeviceError {
+public:
+    using DeviceError::DeviceError;
+};
+
+// An allocation did not fit; the message names the bytes asked and the bytes free.
+class OutOfMemory : public DeviceError {
+public:
+    using DeviceError::DeviceError;
+};
+
 // The user asked to stop long work (planners, sweeps) through a callback.
 class Cancelled : public Error {
 public:

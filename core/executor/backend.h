@@ -1,0 +1,68 @@
+#pragma once
+// One interface for every backend the executor drives (Eigen on the CPU, CUDA
+// in gpu/). The executor tells a backend which node to allocate, compute or
+// free; the backend owns the buffers, the parameters and the counters.
+#include "core/executor/network.h"
+#include "core/model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace remat::exec {
+
+// Bytes of node and workspace buffers (the activation memory the simulator
+// predicts). Parameters and gradients are a constant part, counted apart.
+struct MemoryCounters {
+    std::int64_t liveBytes = 0;
+    std::int64_t peakBytes = 0;  // since the last resetPeak(), as requested by the backend
+    std::int64_t allocations = 0;
+    // The allocator's own high-water mark where it has one (CUDA: the memory
+    // pool's used-memory high-water mark, which may round sizes up).
+    std::optional<std::int64_t> allocatorPeakBytes;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;       // "cpu", "cuda"
+    virtual std::string deviceName() const = 0; // "x86_64, 2 cores", "NVIDIA H200"
+    virtual const NetworkShape &shape() const = 0;
+    // Weights, biases, their gradients, the input batch and the target.
+    virtual std::int64_t parameterBytes() const = 0;
+
+    // Node buffers: `allocate` gives `node` an uninitialised buffer of its
+    // bytes; `release` returns it. Throws OutOfMemory naming bytes asked and free.
+    virtual void allocate(NodeId node) = 0;
+    virtual void release(NodeId node) = 0;
+    // Frees every node still allocated (between steps).
+    virtual void releaseAll() = 0;
+    // Fills the allocated a_0 with the input batch.
+    virtual void loadInput() = 0;
+    // Computes a_i (i >= 1) or b_i into their allocated buffers; the nodes the
+    // model says they read must be allocated and computed.
+    virtual void forward(int i) = 0;
+    virtual void backward(int i) = 0;
+    // Waits for queued work (a no-op on the CPU).
+    virtual void synchronize() = 0;
+
+    virtual MemoryCounters counters() const = 0;
+    virtual void resetPeak() = 0;
+
+    // Wall time of a step: CPU steady clock, CUDA events on the backend's stream.
+    virtual void startTimer() = 0;
+    virtual double stopTimerSeconds() = 0;
+
+    // Device-level memory (what top or nvidia-smi would see): a baseline, a
+    // sample after each op of a probe step, and the growth over the baseline.
+    // nullopt where the platform cannot tell.
+    virtual void deviceWatchBegin() = 0;
+    virtual void deviceWatchSample() {}
+    virtual std::optional<std::int64_t> deviceWatchPeakGrowth() = 0;
+
+    // Copies the weight and bias gradients and b_0 of the last step to the host.
+    virtual void readGradients(Gradients &out) = 0;
+};
+
+} // namespace remat::exec

@@ -1,0 +1,95 @@
+#include "core/executor/executor.h"
+
+#include "core/errors.h"
+
+#include <algorithm>
+#include <string>
+
+namespace remat::exec {
+
+namespace {
+
+// The executor runs only schedules planned on this network's own model, so that
+// the simulator's prediction is a prediction about these very buffers.
+void requireNetworkModel(const Model &model, const NetworkShape &shape) {
+    const Model expected = networkModel(shape);
+    bool same = model.forwardCount() == expected.forwardCount() && model.isChain();
+    for (NodeId id = 0; same && id < static_cast<NodeId>(model.nodeCount()); ++id)
+        same = model.bytes(id) == expected.bytes(id) && model.workspace(id) == expected.workspace(id);
+    if (!same)
+        throw InvalidArgument("the model is not the model of this network (n = " + std::to_string(shape.layers) +
+                              ", width " + std::to_string(shape.width) + ", batch " + std::to_string(shape.batch) +
+                              "); build it with networkModel()");
+}
+
+} // namespace
+
+Executor::Executor(Backend &backend, const Model &model, const Schedule &schedule)
+    : backend_(backend), schedule_(schedule), forwardCount_(model.forwardCount()) {
+    requireNetworkModel(model, backend.shape());
+    predicted_ = Simulator::summarize(model, schedule);
+}
+
+StepRecord Executor::runStep(bool sampleDevice) {
+    backend_.releaseAll();
+    backend_.synchronize();
+    if (sampleDevice)
+        backend_.deviceWatchBegin();
+    backend_.resetPeak();
+    backend_.startTimer();
+    backend_.allocate(0);
+    backend_.loadInput();
+    for (const Op op : schedule_.ops) {
+        if (op.kind == OpKind::Free) {
+            backend_.release(op.node);
+        } else {
+            backend_.allocate(op.node);
+            const int index = static_cast<int>(op.node);
+            if (index < forwardCount_)
+                backend_.forward(index);
+            else
+                backend_.backward(index - forwardCount_);
+        }
+        if (sampleDevice)
+            backend_.deviceWatchSample();
+    }
+    StepRecord r;
+    r.seconds = backend_.stopTimerSeconds(); // synchronises the device
+    r.memory = backend_.counters();
+    return r;
+}
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t mid = values.size() / 2;
+    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options) {
+    if (options.repeats < 1 || options.repeats > 1000)
+        throw InvalidArgument("repeats must be an integer from 1 to 1000, got " + std::to_string(options.repeats));
+    Executor executor(backend, model, schedule);
+    Measurement m;
+    m.predicted = executor.predicted();
+
+    const StepRecord probe = executor.runStep(true);
+    m.devicePeakBytes = backend.deviceWatchPeakGrowth();
+    m.measuredPeakBytes = probe.memory.peakBytes;
+    m.allocatorPeakBytes = probe.memory.allocatorPeakBytes;
+    for (int k = 0; k < options.repeats; ++k) {
+        const StepRecord r = executor.runStep(false);
+        if (r.memory.peakBytes != m.measuredPeakBytes)
+            throw DeviceError("the executor's peak changed between steps of the same schedule (" +
+                              std::to_string(m.measuredPeakBytes) + " then " + std::to_string(r.memory.peakBytes) +
+                              " bytes); this is a bug in the backend");
+        if (r.memory.allocatorPeakBytes && m.allocatorPeakBytes)
+            m.allocatorPeakBytes = std::max(*m.allocatorPeakBytes, *r.memory.allocatorPeakBytes);
+        m.seconds.push_back(r.seconds);
+    }
+    m.medianSeconds = median(m.seconds);
+    return m;
+}
+
+} // namespace remat::exec

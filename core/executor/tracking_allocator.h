@@ -1,0 +1,64 @@
+#pragma once
+// Host memory for node and workspace buffers, counted: every byte the CPU
+// backend holds for activations passes through here, so the live and peak
+// byte counts are exact (the sizes requested, not what malloc rounds to).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace remat::exec {
+
+class TrackingAllocator {
+public:
+    // 64 bytes: a cache line, and every Eigen packet size.
+    static constexpr std::size_t kAlignment = 64;
+
+    // Throws OutOfMemory naming the bytes asked and the bytes live.
+    float *allocate(std::int64_t bytes);
+    void release(float *pointer, std::int64_t bytes) noexcept;
+
+    std::int64_t liveBytes() const { return live_; }
+    std::int64_t peakBytes() const { return peak_; }
+    std::int64_t allocations() const { return allocations_; }
+    void resetPeak() { peak_ = live_; }
+
+private:
+    std::int64_t live_ = 0;
+    std::int64_t peak_ = 0;
+    std::int64_t allocations_ = 0;
+};
+
+// A buffer owned through a TrackingAllocator (RAII: released on destruction).
+class TrackedBuffer {
+public:
+    TrackedBuffer() = default;
+    TrackedBuffer(TrackingAllocator &allocator, std::int64_t bytes)
+        : allocator_(&allocator), data_(allocator.allocate(bytes)), bytes_(bytes) {}
+    TrackedBuffer(TrackedBuffer &&other) noexcept { swap(other); }
+    TrackedBuffer &operator=(TrackedBuffer &&other) noexcept {
+        TrackedBuffer(std::move(other)).swap(*this);
+        return *this;
+    }
+    TrackedBuffer(const TrackedBuffer &) = delete;
+    TrackedBuffer &operator=(const TrackedBuffer &) = delete;
+    ~TrackedBuffer() {
+        if (data_)
+            allocator_->release(data_, bytes_);
+    }
+
+    float *data() const { return data_; }
+    std::int64_t bytes() const { return bytes_; }
+    explicit operator bool() const { return data_ != nullptr; }
+
+private:
+    void swap(TrackedBuffer &o) noexcept {
+        std::swap(allocator_, o.allocator_);
+        std::swap(data_, o.data_);
+        std::swap(bytes_, o.bytes_);
+    }
+    TrackingAllocator *allocator_ = nullptr;
+    float *data_ = nullptr;
+    std::int64_t bytes_ = 0;
+};
+
+} // namespace remat::exec
