@@ -8,6 +8,7 @@ namespace remat {
 
 struct TimelineRecorder {
     Timeline &timeline;
+    std::int64_t untilSnapshot = timeline.interval_; // a countdown: no division per op
     void reserve(std::size_t ops) {
         timeline.bytes_.reserve(ops);
         timeline.residentCount_.reserve(ops);
@@ -18,8 +19,10 @@ struct TimelineRecorder {
         timeline.bytes_.push_back(bytes);
         timeline.residentCount_.push_back(count);
         timeline.costUntil_.push_back(cost);
-        if ((t + 1) % timeline.interval_ == 0)
+        if (--untilSnapshot == 0) {
             timeline.snapshots_.push_back(StepState{t, resident, computeCount});
+            untilSnapshot = timeline.interval_;
+        }
     }
 };
 
