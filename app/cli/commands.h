@@ -37,6 +37,22 @@ struct SweepOptions {
 void runSimulate(const SimulateOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
+// `remat measure` (docs/executor.md): runs schedules on a real network.
+struct MeasureCommandOptions {
+    std::string backend = "cpu";
+    std::string strategy = "all";
+    std::string n = "64";
+    std::string width = "1024";
+    std::string batch = "256";
+    std::string repeat = "5";
+    std::string every;
+    std::string checkpoints;
+    bool checkpointsGiven = false;
+    bool verify = false;
+    Format format = Format::Table;
+};
+void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
+
 // Shared by the commands.
 Model buildChain(const std::string &nText, const ModelOptions &options);
 void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n);

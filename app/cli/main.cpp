@@ -72,6 +72,30 @@ int main(int argc, char **argv) {
     addOutputFlags(sweepCmd, sweep.format);
     sweepCmd->footer("Example:\n  remat sweep --n 4..4096 --strategy periodic,store-all --csv");
 
+    MeasureCommandOptions measure;
+    auto *measureCmd = app.add_subcommand(
+        "measure", "Run strategies for real on a network (CPU or CUDA): measured vs predicted peak, time, gradients");
+    measureCmd->add_option("--backend", measure.backend, "cpu (Eigen, default) or cuda. Example: --backend cuda");
+    measureCmd->add_option("--strategy", measure.strategy, "all (default) or a comma-separated list, as for simulate");
+    measureCmd->add_option("--n", measure.n, "Layers, 1 to 1000000 (default 64). Example: --n 16");
+    measureCmd->add_option("--width", measure.width, "Width w of every layer, 1 to 65536 (default 1024)");
+    measureCmd->add_option("--batch", measure.batch, "Batch size b, 1 to 1048576 (default 256)");
+    measureCmd->add_option("--repeat", measure.repeat, "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
+    measureCmd->add_option("--every", measure.every, "periodic: checkpoint every K-th node");
+    measureCmd->add_option_function<std::string>(
+        "--checkpoints",
+        [&measure](const std::string &v) {
+            measure.checkpoints = v;
+            measure.checkpointsGiven = true;
+        },
+        "checkpoints: forward nodes to keep. Example: --checkpoints 8,16,24");
+    measureCmd->add_flag("--verify", measure.verify,
+                         "Fail unless every measured peak equals the prediction and every gradient equals store-all's "
+                         "bit for bit");
+    addOutputFlags(measureCmd, measure.format, false);
+    measureCmd->footer("Example:\n  remat measure --n 16 --width 256 --batch 64 --verify\n"
+                       "  remat measure --backend cuda --strategy store-all,periodic --json");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {
@@ -87,6 +111,8 @@ int main(int argc, char **argv) {
     try {
         if (simulate->parsed())
             runSimulate(sim, out);
+        else if (measureCmd->parsed())
+            runMeasure(measure, out);
         else
             runSweep(sweep, out);
     } catch (const remat::Error &e) {

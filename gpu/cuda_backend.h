@@ -1,0 +1,35 @@
+#pragma once
+// The CUDA backend, seen from plain C++ (no CUDA header needed to include it):
+// node buffers from a dedicated stream-ordered memory pool, cuBLAS GEMMs,
+// small kernels for tanh and its derivative, CUDA-event timing.
+// docs/executor.md explains what each memory figure means.
+#include "core/executor/backend.h"
+#include "core/executor/network.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace remat::gpu {
+
+struct DeviceInfo {
+    int ordinal = 0;
+    std::string name;          // "NVIDIA H200"
+    int major = 0, minor = 0;  // compute capability
+    std::int64_t freeBytes = 0;
+    std::int64_t totalBytes = 0;
+    int driverVersion = 0;     // e.g. 13000
+    int runtimeVersion = 0;
+};
+
+// The device the backend would use (device 0). Throws DeviceUnavailable with
+// "CUDA not available: <the runtime's message>" when there is no usable
+// device or driver (on machines without a GPU the runtime says the driver is
+// insufficient or that no device was found).
+DeviceInfo queryDevice();
+
+// Uploads the parameters and sets up the pool, stream and cuBLAS handle.
+// Throws OutOfMemory before allocating when the parameters alone do not fit.
+std::unique_ptr<exec::Backend> makeCudaBackend(std::shared_ptr<const exec::NetworkParameters> parameters);
+
+} // namespace remat::gpu
