@@ -1,0 +1,86 @@
+#pragma once
+// RAII device memory that counts its bytes (as tiny-cuda-nn's GPUMemory does).
+// DeviceBuffer: cudaMalloc, for the constant part (parameters, gradients).
+// PoolBuffer: stream-ordered from a dedicated memory pool, for nodes and
+// workspaces; its bytes go to a ByteCounter the backend reports.
+#include "gpu/cuda_check.h"
+
+#include <cstdint>
+#include <utility>
+
+namespace remat::gpu {
+
+struct ByteCounter {
+    std::int64_t live = 0;
+    std::int64_t peak = 0;
+    std::int64_t allocations = 0;
+    void add(std::int64_t bytes) {
+        live += bytes;
+        ++allocations;
+        if (live > peak)
+            peak = live;
+    }
+    void remove(std::int64_t bytes) { live -= bytes; }
+};
+
+// Throws OutOfMemory naming the bytes asked and cudaMemGetInfo's free bytes.
+[[noreturn]] void throwOutOfMemory(const char *what, std::int64_t bytes);
+
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::int64_t bytes, const char *what = "buffer");
+    DeviceBuffer(DeviceBuffer &&o) noexcept { swap(o); }
+    DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
+        DeviceBuffer(std::move(o)).swap(*this);
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer &) = delete;
+    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+    ~DeviceBuffer();
+
+    float *data() const { return data_; }
+    std::int64_t bytes() const { return bytes_; }
+    void upload(const float *host, std::int64_t bytes);
+    void download(float *host, std::int64_t bytes) const;
+
+private:
+    void swap(DeviceBuffer &o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(bytes_, o.bytes_);
+    }
+    float *data_ = nullptr;
+    std::int64_t bytes_ = 0;
+};
+
+class PoolBuffer {
+public:
+    PoolBuffer() = default;
+    PoolBuffer(cudaMemPool_t pool, cudaStream_t stream, ByteCounter &counter, std::int64_t bytes, const char *what);
+    PoolBuffer(PoolBuffer &&o) noexcept { swap(o); }
+    PoolBuffer &operator=(PoolBuffer &&o) noexcept {
+        PoolBuffer(std::move(o)).swap(*this);
+        return *this;
+    }
+    PoolBuffer(const PoolBuffer &) = delete;
+    PoolBuffer &operator=(const PoolBuffer &) = delete;
+    // Stream-ordered free: safe while kernels reading it are still queued.
+    ~PoolBuffer();
+
+    float *data() const { return data_; }
+    explicit operator bool() const { return data_ != nullptr; }
+
+private:
+    void swap(PoolBuffer &o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(bytes_, o.bytes_);
+        std::swap(stream_, o.stream_);
+        std::swap(counter_, o.counter_);
+    }
+    float *data_ = nullptr;
+    std::int64_t bytes_ = 0;
+    cudaStream_t stream_ = nullptr;
+    ByteCounter *counter_ = nullptr;
+};
+
+} // namespace remat::gpu
