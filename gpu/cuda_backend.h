@@ -22,6 +22,12 @@ struct DeviceInfo {
     int runtimeVersion = 0;
 };
 
+// CPU and CUDA compute the same fp32 network with different summation orders
+// (Eigen's blocking vs cuBLAS's kernels), so they agree to a tolerance, not
+// bitwise: max |g_cuda - g_cpu| <= kCpuAgreementTolerance * max(1, max |g_cpu|)
+// over every weight and bias gradient and b_0 (docs/executor.md).
+inline constexpr double kCpuAgreementTolerance = 1e-3;
+
 // The device the backend would use (device 0). Throws DeviceUnavailable with
 // "CUDA not available: <the runtime's message>" when there is no usable
 // device or driver (on machines without a GPU the runtime says the driver is
