@@ -1,0 +1,104 @@
+// `remat measure` end to end: the JSON it prints is what it measured, and bad
+// sizes are refused with one line on stderr, exit 2, before any allocation.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run remat(const QStringList &args) {
+    QProcess p;
+    p.start(QStringLiteral(REMAT_CLI_PATH), QStringList{"measure"} + args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestMeasureCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void jsonReportsMeasuredEqualsPredicted() {
+        const Run r = remat({"--n", "7", "--width", "16", "--batch", "5", "--repeat", "2", "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(doc["backend"].toString(), QString("cpu"));
+        QVERIFY(!doc["device"].toString().isEmpty());
+        QCOMPARE(doc["network"].toObject()["node_bytes"].toInteger(), 16 * 5 * 4);
+        const QJsonArray rows = doc["strategies"].toArray();
+        QVERIFY(rows.size() >= 3);
+        for (const auto &v : rows) {
+            const QJsonObject s = v.toObject();
+            const QString name = s["strategy"].toString();
+            QVERIFY2(s["measured_peak_bytes"].toInteger() == s["predicted_peak_bytes"].toInteger(), qPrintable(name));
+            QVERIFY2(s["max_grad_diff_vs_store_all"].toDouble() == 0.0, qPrintable(name));
+            QVERIFY(s["seconds_per_step"].toDouble() > 0);
+            QVERIFY(s["forward_evaluations"].toInteger() >= 7);
+            QVERIFY(s.contains("device_peak_bytes"));
+            QCOMPARE(s["seconds_all_steps"].toArray().size(), 2);
+        }
+    }
+
+    void tableWithoutJson() {
+        const Run r = remat({"--n", "4", "--width", "8", "--batch", "2", "--strategy", "store-all,periodic"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("measured peak"));
+        QVERIFY(r.out.contains("periodic"));
+        QVERIFY(!r.out.contains("recompute-all"));
+    }
+
+    void badInput_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("zero width") << QStringList{"--width", "0"} << "--width";
+        QTest::newRow("zero n") << QStringList{"--n", "0"} << "--n";
+        QTest::newRow("negative batch") << QStringList{"--batch", "-4"} << "--batch";
+        QTest::newRow("overflowing batch") << QStringList{"--batch", "99999999999999999999999"} << "--batch";
+        QTest::newRow("width beyond limit") << QStringList{"--width", "65537"} << "--width";
+        QTest::newRow("absurd parameters") << QStringList{"--n", "100", "--width", "65536", "--batch", "1",
+                                                          "--strategy", "store-all"}
+                                           << "available";
+        QTest::newRow("absurd activations") << QStringList{"--n", "2", "--width", "65536", "--batch", "1048576"}
+                                            << "available";
+        QTest::newRow("unknown backend") << QStringList{"--backend", "tpu", "--n", "2"} << "--backend";
+        QTest::newRow("unknown strategy") << QStringList{"--strategy", "magic"} << "magic";
+        QTest::newRow("zero repeat") << QStringList{"--repeat", "0"} << "--repeat";
+    }
+    void badInput() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, named);
+        QElapsedTimer clock;
+        clock.start();
+        const Run r = remat(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.startsWith("remat: ") && r.err.contains(named.toUtf8()), r.err.constData());
+        QVERIFY2(clock.elapsed() < 30000, "refused only after working"); // nothing was allocated first
+    }
+
+    // No GPU here: the runtime's own reason, exit 2. With a GPU: a cuda report.
+    void cudaBackendWithOrWithoutDevice() {
+        const Run r = remat({"--backend", "cuda", "--n", "3", "--width", "16", "--batch", "4", "--json"});
+        if (r.exitCode == 2) {
+            QVERIFY2(r.err.startsWith("remat: CUDA not available: "), r.err.constData());
+            QVERIFY(r.out.isEmpty());
+        } else {
+            QCOMPARE(r.exitCode, 0);
+            QCOMPARE(QJsonDocument::fromJson(r.out).object()["backend"].toString(), QString("cuda"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMeasureCli)
+#include "test_measure_cli.moc"
