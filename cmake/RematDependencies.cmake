@@ -21,5 +21,5 @@ if(REMAT_EIGEN_DIR)
 endif()
 
 if(REMAT_BUILD_TESTS OR REMAT_BUILD_STUDIO)
-  find_package(Qt6 QUIET COMPONENTS Core Gui Widgets Test)
+  find_package(Qt6 QUIET COMPONENTS Core Gui Widgets Test Concurrent)
 endif()

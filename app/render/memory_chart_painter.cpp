@@ -1,0 +1,196 @@
+#include "app/render/memory_chart_painter.h"
+
+#include "core/units.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace remat::render {
+
+namespace {
+QString timeLabel(double t) {
+    return std::abs(t - std::round(t)) < 1e-9 ? QString::number(static_cast<long long>(std::llround(t)))
+                                              : QString::number(t, 'g', 4);
+}
+} // namespace
+
+void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
+    series_ = std::move(series);
+    axis_ = axis;
+    cachedPlot_ = QRectF();
+    cachedCurves_.clear();
+}
+
+double MemoryChartPainter::maxTime() const {
+    double t = 0;
+    for (const Series &s : series_)
+        t = std::max(t, totalTime(*s.timeline, axis_));
+    return t;
+}
+
+MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMetricsF &metrics) const {
+    std::int64_t maxBytes = 0;
+    for (const Series &s : series_)
+        maxBytes = std::max(maxBytes, s.peakBytes);
+    const double top = MemoryChartMapping::niceCeiling(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)) * 1.12);
+    const double labelWidth = metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
+    const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
+    return MemoryChartMapping::make(plot, maxTime(), maxBytes);
+}
+
+QPointF MemoryChartPainter::peakPoint(const MemoryChartMapping &m, std::size_t index) const {
+    const Series &s = series_[index];
+    const double start = opStartTime(*s.timeline, std::max<std::int64_t>(s.peakStep, 0), axis_);
+    const double end = opEndTime(*s.timeline, std::max<std::int64_t>(s.peakStep, 0), axis_);
+    return m.map((start + end) / 2, static_cast<double>(s.peakBytes));
+}
+
+QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &series) const {
+    const Timeline &tl = *series.timeline;
+    QPolygonF points;
+    // Ops narrower than a pixel are merged into one column drawn as its
+    // min..max envelope; wider ops keep their exact steps.
+    bool pending = false;
+    double column = 0, minY = 0, maxY = 0, lastY = 0, firstY = 0;
+    auto flush = [&] {
+        if (!pending)
+            return;
+        points << QPointF(column, firstY) << QPointF(column, minY) << QPointF(column, maxY) << QPointF(column, lastY);
+        pending = false;
+    };
+    for (std::int64_t s = 0; s < tl.steps(); ++s) {
+        const double xs = m.timeToX(opStartTime(tl, s, axis_));
+        const double xe = m.timeToX(opEndTime(tl, s, axis_));
+        const double y = m.bytesToY(static_cast<double>(tl.bytesAt(s)));
+        if (xe - xs >= 1.0) {
+            flush();
+            points << QPointF(xs, y) << QPointF(xe, y);
+            continue;
+        }
+        const double col = std::floor(xs) + 0.5;
+        if (!pending || col != column) {
+            flush();
+            pending = true;
+            column = col;
+            firstY = minY = maxY = y;
+        }
+        minY = std::min(minY, y);
+        maxY = std::max(maxY, y);
+        lastY = y;
+    }
+    flush();
+    return points;
+}
+
+void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double playheadTime,
+                               const Palette &palette) const {
+    painter.save();
+    painter.fillRect(rect, palette.background);
+    const QFontMetricsF metrics(painter.font());
+    const MemoryChartMapping m = mapping(rect, metrics);
+    if (series_.empty() || m.plot.width() < 10 || m.plot.height() < 10) {
+        painter.restore();
+        return;
+    }
+    if (cachedPlot_ != m.plot || cachedCurves_.size() != series_.size()) {
+        cachedCurves_.clear();
+        for (const Series &s : series_)
+            cachedCurves_.push_back(curve(m, s));
+        cachedPlot_ = m.plot;
+    }
+
+    // Axes and grid.
+    painter.setPen(QPen(palette.grid, 1));
+    const int yTickCount = std::max(2, static_cast<int>(m.plot.height() / (metrics.height() * 2.2)));
+    for (const double b : MemoryChartMapping::ticks(m.bytesTop, yTickCount)) {
+        const double y = m.bytesToY(b);
+        painter.setPen(QPen(palette.grid, 1));
+        painter.drawLine(QPointF(m.plot.left(), y), QPointF(m.plot.right(), y));
+        painter.setPen(palette.mutedText);
+        painter.drawText(QRectF(rect.left(), y - metrics.height() / 2, m.plot.left() - rect.left() - 6, metrics.height()),
+                         Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(formatBytes(static_cast<std::int64_t>(b))));
+    }
+    const int xTickCount = std::max(2, static_cast<int>(m.plot.width() / 70));
+    for (const double t : MemoryChartMapping::ticks(m.timeEnd, xTickCount)) {
+        const double x = m.timeToX(t);
+        if (x > m.plot.right() + 0.5)
+            break;
+        painter.setPen(QPen(palette.grid, 1));
+        painter.drawLine(QPointF(x, m.plot.top()), QPointF(x, m.plot.bottom()));
+        painter.setPen(palette.mutedText);
+        painter.drawText(QRectF(x - 40, m.plot.bottom() + 2, 80, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
+                         timeLabel(t));
+    }
+    painter.setPen(palette.mutedText);
+    painter.drawText(QRectF(m.plot.left(), m.plot.bottom() + metrics.height() + 2, m.plot.width(), metrics.height()),
+                     Qt::AlignHCenter | Qt::AlignTop,
+                     axis_ == TimeAxis::Cost ? QStringLiteral("time (cost: forward op 1, backward op 2)")
+                                             : QStringLiteral("time (ops)"));
+    painter.drawText(QRectF(m.plot.left(), rect.top(), m.plot.width(), metrics.height() * 1.4),
+                     Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("memory"));
+
+    // Curves.
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+        painter.setPen(QPen(palette.series[i % 4], 2));
+        painter.drawPolyline(cachedCurves_[i]);
+    }
+
+    // Legend, top right.
+    double lx = m.plot.right();
+    for (std::size_t i = series_.size(); i-- > 0;) {
+        const double w = metrics.horizontalAdvance(series_[i].name);
+        lx -= w;
+        painter.setPen(palette.text);
+        painter.drawText(QRectF(lx, rect.top(), w + 2, metrics.height() * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
+                         series_[i].name);
+        lx -= 20;
+        painter.fillRect(QRectF(lx + 4, rect.top() + metrics.height() * 0.7 - 1.5, 12, 3), palette.series[i % 4]);
+        lx -= 10;
+    }
+
+    // Peaks: a marker on each curve and a label; labels that would collide are
+    // stacked upwards.
+    std::vector<QRectF> placed;
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+        const QPointF p = peakPoint(m, i);
+        painter.setPen(QPen(palette.peak, 1.5));
+        painter.setBrush(palette.series[i % 4]);
+        painter.drawEllipse(p, 4, 4);
+        const QString text = QStringLiteral("peak ") + QString::fromStdString(formatBytes(series_[i].peakBytes));
+        const double w = metrics.horizontalAdvance(text) + 4;
+        QRectF box(std::clamp(p.x() - w / 2, m.plot.left(), m.plot.right() - w), p.y() - metrics.height() - 6, w,
+                   metrics.height());
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const QRectF &other : placed)
+                if (box.intersects(other)) {
+                    box.moveBottom(other.top() - 1);
+                    moved = true;
+                }
+        }
+        placed.push_back(box);
+        painter.setPen(palette.series[i % 4].darker(palette.isDark() ? 80 : 120));
+        painter.drawText(box, Qt::AlignCenter, text);
+    }
+
+    // Playhead.
+    const double x = m.timeToX(std::clamp(playheadTime, 0.0, m.timeEnd));
+    painter.setPen(QPen(palette.playhead, 1.5));
+    painter.drawLine(QPointF(x, m.plot.top()), QPointF(x, m.plot.bottom()));
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+        const Timeline &tl = *series_[i].timeline;
+        const std::int64_t step = stepAtTime(tl, playheadTime, axis_);
+        if (step < 0)
+            continue;
+        painter.setPen(QPen(palette.background, 1.5));
+        painter.setBrush(palette.series[i % 4]);
+        painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.bytesAt(step)))), 4.5, 4.5);
+    }
+    painter.restore();
+}
+
+} // namespace remat::render

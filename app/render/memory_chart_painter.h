@@ -1,0 +1,51 @@
+#pragma once
+// Paints memory against time for every pane on shared axes: a step chart
+// (memory is constant within an op), each strategy's peak marked and labelled,
+// and a playhead. Curves are cached per plot size and decimated to the pixel
+// columns, so long schedules cost the same per frame as short ones.
+#include "app/render/memory_chart_mapping.h"
+#include "app/render/palette.h"
+#include "app/render/time_axis.h"
+
+#include <QPolygonF>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+class QFontMetricsF;
+
+namespace remat::render {
+
+class MemoryChartPainter {
+public:
+    struct Series {
+        std::shared_ptr<const Timeline> timeline;
+        QString name;
+        std::int64_t peakBytes = 0;
+        std::int64_t peakStep = -1;
+    };
+
+    void setSeries(std::vector<Series> series, TimeAxis axis);
+    const std::vector<Series> &series() const { return series_; }
+    TimeAxis axis() const { return axis_; }
+    double maxTime() const;
+
+    // The mapping used when painting into `rect` (axes take room on the left and bottom).
+    MemoryChartMapping mapping(const QRectF &rect, const QFontMetricsF &metrics) const;
+    // Where series `index`'s peak is drawn (middle of its peak op, at peak bytes).
+    QPointF peakPoint(const MemoryChartMapping &mapping, std::size_t index) const;
+
+    void paint(QPainter &painter, const QRectF &rect, double playheadTime, const Palette &palette) const;
+
+private:
+    QPolygonF curve(const MemoryChartMapping &mapping, const Series &series) const;
+
+    std::vector<Series> series_;
+    TimeAxis axis_ = TimeAxis::Cost;
+    mutable QRectF cachedPlot_;
+    mutable std::vector<QPolygonF> cachedCurves_;
+};
+
+} // namespace remat::render

@@ -1,0 +1,38 @@
+#pragma once
+// The colours of every studio picture, in a light and a dark variant. One
+// palette serves the screen and the GIF export so both look the same.
+#include <QColor>
+
+namespace remat::render {
+
+struct Palette {
+    QColor background;
+    QColor text;
+    QColor mutedText;
+    QColor grid;
+    QColor arrow;
+    // Node fills. Every fill of a resident node differs from every fill of a
+    // node that is not resident, so a glance (or a test reading pixels) tells
+    // what is in memory.
+    QColor notComputed;   // not yet computed: hollow
+    QColor nodeOutline;
+    QColor resident;      // in memory: filled purple, as in the classic figures
+    QColor recomputed;    // in memory, computed more than once
+    QColor current;       // computed by the current op
+    QColor freed;         // computed before, no longer in memory
+    QColor checkpointRing;
+    QColor badge;         // recompute counter
+    QColor badgeText;
+    QColor hover;
+    QColor peak;
+    QColor playhead;
+    // One colour per pane in the memory chart.
+    QColor series[4];
+
+    static Palette light();
+    static Palette dark();
+    static Palette forDarkMode(bool dark) { return dark ? Palette::dark() : Palette::light(); }
+    bool isDark() const { return background.lightness() < 128; }
+};
+
+} // namespace remat::render

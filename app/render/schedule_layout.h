@@ -1,0 +1,51 @@
+#pragma once
+// Where each node of a schedule picture goes: the forward row on top (a_0 at
+// the top left), the backward row right below it (b_i under a_i, so the loss
+// side b_n ends at the bottom right). Long chains wrap into bands of
+// forward/backward row pairs; labels thin out when nodes get small. A plain
+// struct, so tests check the geometry without a window.
+#include "core/model.h"
+
+#include <QPointF>
+#include <QRectF>
+
+namespace remat::render {
+
+struct ScheduleLayout {
+    // Nodes never grow beyond this pitch (distance between neighbours), so a
+    // short chain stays a readable picture instead of giant discs.
+    static constexpr double kMaxPitch = 72;
+    // Labels are at least this far apart; below it only every k-th is drawn.
+    static constexpr double kMinLabelSpacing = 30;
+    // Band height in pitches: label, forward row, arrows, backward row, label.
+    static constexpr double kBandPitches = 3.3;
+
+    int forwardCount = 0; // n + 1
+    QRectF area;          // what the layout may use
+    int columns = 1;      // nodes per band
+    int bands = 1;
+    double pitch = 0;
+    double radius = 0;
+    int labelEvery = 1;   // label a node when index % labelEvery == 0 (and a_n)
+    QPointF origin;       // centre of a_0
+
+    // Lays out forwardCount forward nodes (and as many backward nodes) in `area`,
+    // choosing the number of bands that gives the largest nodes.
+    static ScheduleLayout make(int forwardCount, const QRectF &area);
+
+    int band(int index) const { return index / columns; }
+    QPointF forwardCenter(int index) const;
+    QPointF backwardCenter(int index) const;
+    QPointF center(const Model &model, NodeId id) const {
+        const int i = model.indexOf(id);
+        return model.isBackward(id) ? backwardCenter(i) : forwardCenter(i);
+    }
+    bool showsLabel(int index) const;
+    // The node under `point`, or -1: forward i -> i, backward i -> forwardCount + i
+    // (the model's NodeId numbering).
+    long long hitTest(QPointF point) const;
+    // Bounding box of everything drawn (nodes and labels).
+    QRectF contentRect() const;
+};
+
+} // namespace remat::render

@@ -1,0 +1,25 @@
+#pragma once
+// The legend of node states above the panes (painted by render::SchedulePainter).
+#include "app/render/palette.h"
+
+#include <QWidget>
+
+namespace remat::studio {
+
+class LegendWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit LegendWidget(QWidget *parent = nullptr);
+    void setPalette(const render::Palette &palette);
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override { return {800, heightForWidth(800)}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    render::Palette palette_ = render::Palette::light();
+};
+
+} // namespace remat::studio

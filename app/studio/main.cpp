@@ -1,0 +1,105 @@
+// remat-studio: animates gradient-checkpointing schedules and compares
+// strategies side by side.
+#include "app/studio/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSaveFile>
+#include <QScreen>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+// Renders the window into `path` (PNG) once it is laid out; exit status 0 on success.
+int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const QString &path, double at) {
+    QTimer::singleShot(300, &window, [&, path, at] {
+        remat::studio::Player *player = window.player();
+        player->seekTime(at * player->endTime());
+        QApplication::processEvents();
+        const QPixmap pixmap = window.grab();
+        QSaveFile file(path);
+        const bool ok = file.open(QIODevice::WriteOnly) && pixmap.save(&file, "PNG") && file.commit();
+        if (!ok)
+            std::fprintf(stderr, "remat-studio: cannot write screenshot '%s': %s\n", qPrintable(path),
+                         qPrintable(file.errorString()));
+        app.exit(ok ? 0 : 1);
+    });
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("remat"));
+    QApplication::setApplicationName(QStringLiteral("remat-studio"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Watch gradient-checkpointing schedules side by side."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption scenario(QStringLiteral("scenario"),
+                                      QStringLiteral("Start with an example: seed, own, k, optimal, deep, deep-all."),
+                                      QStringLiteral("name"));
+    const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Ignore the last session (settings are still saved)."));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save a PNG of the window to <file> and quit (for docs)."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption at(QStringLiteral("at"),
+                                QStringLiteral("With --screenshot: the moment shown, as a fraction of the run (0 to 1)."),
+                                QStringLiteral("fraction"), QStringLiteral("0.5"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1400x900."),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
+                                   QStringLiteral("name"));
+    parser.addOptions({scenario, fresh, screenshot, at, size, theme});
+    parser.process(app);
+
+    auto fail = [](const QString &message) {
+        std::fprintf(stderr, "remat-studio: %s\n", qPrintable(message));
+        return 2;
+    };
+    bool ok = true;
+    const double atValue = parser.value(at).toDouble(&ok);
+    if (!ok || atValue < 0 || atValue > 1)
+        return fail(QStringLiteral("--at must be a number from 0 to 1, got '%1'").arg(parser.value(at)));
+    QSize windowSize(1400, 900);
+    if (parser.isSet(size)) {
+        const QStringList parts = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (parts.size() == 2)
+            windowSize = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
+        if (!okW || !okH || windowSize.width() < 400 || windowSize.height() < 300 || windowSize.width() > 8000 ||
+            windowSize.height() > 8000)
+            return fail(QStringLiteral("--size must be WIDTHxHEIGHT from 400x300 to 8000x8000, got '%1'")
+                            .arg(parser.value(size)));
+    }
+    const QStringList scenarioIds = [] {
+        QStringList ids;
+        for (const auto &s : remat::studio::builtinScenarios())
+            ids << s.id;
+        return ids;
+    }();
+    if (parser.isSet(scenario) && !scenarioIds.contains(parser.value(scenario)))
+        return fail(QStringLiteral("unknown scenario '%1'; known: %2").arg(parser.value(scenario), scenarioIds.join(", ")));
+    const QStringList themes{QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")};
+    if (parser.isSet(theme) && !themes.contains(parser.value(theme)))
+        return fail(QStringLiteral("--theme must be light, dark or system, got '%1'").arg(parser.value(theme)));
+
+    remat::studio::MainWindow::Options options;
+    options.scenario = parser.value(scenario);
+    // A screenshot always shows the scenario asked for (or the default), never a user's session.
+    options.restoreSession = !parser.isSet(fresh) && !parser.isSet(screenshot);
+    remat::studio::MainWindow window(options);
+    if (parser.isSet(theme))
+        window.setTheme(static_cast<remat::studio::Theme>(themes.indexOf(parser.value(theme))));
+    if (parser.isSet(size) || parser.isSet(screenshot) || !options.restoreSession)
+        window.resize(windowSize);
+    window.show();
+    if (parser.isSet(screenshot))
+        return takeScreenshot(app, window, parser.value(screenshot), atValue);
+    return app.exec();
+}

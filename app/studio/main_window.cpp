@@ -1,0 +1,574 @@
+#include "app/studio/main_window.h"
+
+#include "app/studio/legend_widget.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/pane_widget.h"
+#include "app/studio/settings.h"
+#include "app/studio/summary_table.h"
+#include "core/errors.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace remat::studio {
+
+namespace {
+
+QString errorText(const std::exception &e) { return QString::fromUtf8(e.what()); }
+
+QPalette darkWidgetPalette() {
+    QPalette p;
+    const QColor window(0x2a, 0x2b, 0x33), base(0x1e, 0x1f, 0x26), text(0xe8, 0xe8, 0xee);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::Highlight, QColor(0x7b, 0x5c, 0xd6));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0xa0));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x90));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x90));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x90));
+    return p;
+}
+
+} // namespace
+
+MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(parent) {
+    setWindowTitle(tr("Remat Studio"));
+    systemPalette_ = QApplication::palette();
+    systemStyle_ = QApplication::style()->name();
+    player_ = new Player(this);
+
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(6, 4, 6, 4);
+    centralLayout->setSpacing(4);
+    legend_ = new LegendWidget(central);
+    centralLayout->addWidget(legend_);
+
+    auto *splitter = new QSplitter(Qt::Vertical, central);
+    splitter->setObjectName("mainSplitter");
+    splitter->setChildrenCollapsible(false);
+    paneArea_ = new QWidget(splitter);
+    paneGrid_ = new QGridLayout(paneArea_);
+    paneGrid_->setContentsMargins(0, 0, 0, 0);
+    paneGrid_->setSpacing(6);
+    chart_ = new MemoryChartView(splitter);
+    table_ = new SummaryTable(splitter);
+    splitter->addWidget(paneArea_);
+    splitter->addWidget(chart_);
+    splitter->addWidget(table_);
+    splitter->setStretchFactor(0, 5);
+    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(2, 0);
+    splitter->setSizes({520, 230, table_->sizeHint().height()});
+    centralLayout->addWidget(splitter, 1);
+    centralLayout->addWidget(buildPlayerBar());
+    setCentralWidget(central);
+
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 0); // the simulator reports no progress: a busy indicator
+    progress_->setMaximumWidth(160);
+    progress_->hide();
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->hide();
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        // The simulator cannot be interrupted; its result is dropped instead.
+        queuedJobs_.clear();
+        for (Slot &slot : slots_)
+            if (!slot.run) {
+                ++slot.generation;
+                slot.widget->setError(tr("Simulation cancelled. Pick a smaller n or another strategy."));
+            }
+        statusBar()->showMessage(tr("Simulation cancelled"), 5000);
+    });
+    connect(&watcher_, &QFutureWatcher<std::vector<Result>>::finished, this, [this] {
+        applyResults(watcher_.result());
+        if (!queuedJobs_.empty())
+            startBackgroundJobs();
+        else {
+            progress_->hide();
+            cancel_->hide();
+        }
+    });
+
+    buildMenus();
+    connect(player_, &Player::positionChanged, this, &MainWindow::showPosition);
+    connect(player_, &Player::rangeChanged, this, [this](int last) { slider_->setRange(0, last); });
+    connect(player_, &Player::playingChanged, this, [this](bool playing) {
+        playButton_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        playButton_->setToolTip(playing ? tr("Pause (Space)") : tr("Play (Space)"));
+    });
+    connect(player_, &Player::peakVisited, this, [this](int track) {
+        for (const Slot &slot : slots_)
+            if (slot.track == track)
+                statusBar()->showMessage(tr("Peak of %1: %2 nodes in memory during op %3 (P again: next pane's peak)")
+                                             .arg(QString::fromStdString(slot.config.strategy))
+                                             .arg(slot.run->summary.peakNodes)
+                                             .arg(slot.run->summary.peakStep + 1),
+                                         6000);
+    });
+    connect(chart_, &MemoryChartView::timeClicked, player_, [this](double t) {
+        player_->pause();
+        player_->seekTime(t);
+    });
+
+    applyPalette();
+    const std::vector<Scenario> scenarios = builtinScenarios();
+    const Scenario *start = findScenario(scenarios, options.scenario);
+    if (!options.scenario.isEmpty() && !start)
+        showError(tr("Unknown scenario '%1'; starting with the default").arg(options.scenario));
+    if (!start && options.restoreSession && restoreSession(*this))
+        statusBar()->showMessage(tr("Restored your last session. Scenarios menu: start from an example."), 8000);
+    else
+        loadScenario(start ? *start : scenarios.front());
+    if (statusBar()->currentMessage().isEmpty())
+        statusBar()->showMessage(tr("Space plays, \u2190/\u2192 step, Home/End, P jumps to each peak. "
+                                    "Click a forward node to toggle it as a checkpoint."));
+}
+
+MainWindow::~MainWindow() {
+    watcher_.waitForFinished();
+}
+
+QWidget *MainWindow::buildPlayerBar() {
+    auto *bar = new QWidget(this);
+    auto *layout = new QHBoxLayout(bar);
+    layout->setContentsMargins(0, 2, 0, 2);
+    auto button = [&](QStyle::StandardPixmap icon, const QString &tip, auto slot) {
+        auto *b = new QToolButton(bar);
+        b->setIcon(style()->standardIcon(icon));
+        b->setToolTip(tip);
+        b->setFocusPolicy(Qt::NoFocus);
+        b->setAutoRaise(true);
+        b->setIconSize(QSize(20, 20));
+        connect(b, &QToolButton::clicked, player_, slot);
+        layout->addWidget(b);
+        return b;
+    };
+    button(QStyle::SP_MediaSkipBackward, tr("Jump to start (Home)"), &Player::jumpToStart);
+    button(QStyle::SP_MediaSeekBackward, tr("Step back (\u2190)"), &Player::stepBack);
+    playButton_ = button(QStyle::SP_MediaPlay, tr("Play (Space)"), &Player::togglePlay);
+    playButton_->setObjectName("play");
+    button(QStyle::SP_MediaSeekForward, tr("Step forward (\u2192)"), &Player::stepForward);
+    button(QStyle::SP_MediaSkipForward, tr("Jump to end (End)"), &Player::jumpToEnd);
+    auto *peak = new QToolButton(bar);
+    peak->setText(tr("Peak"));
+    peak->setToolTip(tr("Jump to the peak memory of each pane in turn (P)"));
+    peak->setFocusPolicy(Qt::NoFocus);
+    connect(peak, &QToolButton::clicked, player_, &Player::jumpToNextPeak);
+    layout->addWidget(peak);
+
+    slider_ = new QSlider(Qt::Horizontal, bar);
+    slider_->setObjectName("scrub");
+    slider_->setFocusPolicy(Qt::NoFocus);
+    slider_->setToolTip(tr("Scrub through the schedules"));
+    connect(slider_, &QSlider::valueChanged, player_, [this](int v) {
+        if (v != player_->position()) {
+            player_->pause();
+            player_->seek(v);
+        }
+    });
+    layout->addWidget(slider_, 1);
+    clock_ = new QLabel(bar);
+    clock_->setMinimumWidth(clock_->fontMetrics().horizontalAdvance(QStringLiteral("t = 00000.0 / 00000.0")));
+    layout->addWidget(clock_);
+    layout->addWidget(new QLabel(tr("Speed"), bar));
+    speed_ = new QDoubleSpinBox(bar);
+    speed_->setObjectName("speed");
+    speed_->setRange(0.5, 10000);
+    speed_->setDecimals(1);
+    speed_->setSuffix(tr(" ops/s"));
+    speed_->setValue(player_->speed());
+    speed_->setToolTip(tr("Playback speed in forward ops per second (a backward op takes 2 when synced by time)"));
+    connect(speed_, &QDoubleSpinBox::valueChanged, player_, &Player::setSpeed);
+    layout->addWidget(speed_);
+    return bar;
+}
+
+void MainWindow::buildMenus() {
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *scenarios = menuBar()->addMenu(tr("&Scenarios"));
+    for (const Scenario &s : builtinScenarios())
+        scenarios->addAction(s.title, this, [this, s] { loadScenario(s); });
+
+    QMenu *panes = menuBar()->addMenu(tr("&Panes"));
+    addPaneAction_ = panes->addAction(tr("&Add pane"), this, [this] {
+        PaneConfig config;
+        config.strategy = "periodic";
+        addPane(config);
+    });
+    addPaneAction_->setShortcut(QKeySequence(tr("Ctrl+N")));
+    syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
+    syncByTime_->setCheckable(true);
+    syncByTime_->setChecked(true);
+    syncByTime_->setToolTip(tr("On: each op takes its compute cost, so recomputing strategies finish later. "
+                               "Off: panes advance one op per step."));
+    connect(syncByTime_, &QAction::toggled, this, [this](bool on) {
+        player_->setAxis(on ? render::TimeAxis::Cost : render::TimeAxis::Ops);
+        refreshTracks();
+    });
+
+    QMenu *play = menuBar()->addMenu(tr("P&layer"));
+    auto shortcut = [&](const QString &text, const QKeySequence &key, auto slot) {
+        QAction *a = play->addAction(text, player_, slot);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        addAction(a);
+    };
+    shortcut(tr("Play / pause"), QKeySequence(Qt::Key_Space), &Player::togglePlay);
+    shortcut(tr("Step forward"), QKeySequence(Qt::Key_Right), &Player::stepForward);
+    shortcut(tr("Step back"), QKeySequence(Qt::Key_Left), &Player::stepBack);
+    shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
+    shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
+    shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    themeGroup_ = new QActionGroup(this);
+    for (const auto &[theme, text] : {std::pair{Theme::System, tr("&System colours")},
+                                      std::pair{Theme::Light, tr("&Light")}, std::pair{Theme::Dark, tr("&Dark")}}) {
+        QAction *a = view->addAction(text, this, [this, t = theme] { setTheme(t); });
+        a->setCheckable(true);
+        a->setData(static_cast<int>(theme));
+        a->setChecked(theme == theme_);
+        themeGroup_->addAction(a);
+    }
+
+    QToolBar *tools = addToolBar(tr("Model"));
+    tools->setObjectName("modelToolBar");
+    tools->setMovable(false);
+    tools->addWidget(new QLabel(tr(" Layers n = "), tools));
+    layersSpin_ = new QSpinBox(tools);
+    layersSpin_->setObjectName("layers");
+    layersSpin_->setRange(1, Model::kMaxLayers);
+    layersSpin_->setValue(layers_);
+    layersSpin_->setKeyboardTracking(false);
+    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n"));
+    connect(layersSpin_, &QSpinBox::valueChanged, this, &MainWindow::setLayers);
+    tools->addWidget(layersSpin_);
+    tools->addSeparator();
+    tools->addAction(addPaneAction_);
+    tools->addAction(syncByTime_);
+    syncByTime_->setText(tr("Sync by time"));
+}
+
+void MainWindow::loadScenario(const Scenario &scenario) {
+    player_->pause();
+    for (Slot &slot : slots_)
+        slot.widget->deleteLater();
+    slots_.clear();
+    layers_ = scenario.layers;
+    model_ = std::make_shared<const Model>(Model::chain(layers_));
+    layersSpin_->blockSignals(true);
+    layersSpin_->setValue(layers_);
+    layersSpin_->blockSignals(false);
+    for (const PaneConfig &config : scenario.panes)
+        addPane(config);
+    player_->jumpToStart();
+}
+
+void MainWindow::setLayers(int layers) {
+    if (layers == layers_ && model_)
+        return;
+    try {
+        model_ = std::make_shared<const Model>(Model::chain(layers));
+    } catch (const std::exception &e) {
+        showError(errorText(e));
+        return;
+    }
+    layers_ = layers;
+    layersSpin_->blockSignals(true);
+    layersSpin_->setValue(layers);
+    layersSpin_->blockSignals(false);
+    std::vector<int> all;
+    for (int i = 0; i < paneCount(); ++i) {
+        Slot &slot = slots_[static_cast<std::size_t>(i)];
+        // A parameter that no longer fits the new n falls back to the strategy's default.
+        if (slot.config.params.every && *slot.config.params.every > layers)
+            slot.config.params.every.reset();
+        if (slot.config.params.checkpoints) {
+            auto &c = *slot.config.params.checkpoints;
+            c.erase(std::remove_if(c.begin(), c.end(), [&](int v) { return v >= layers; }), c.end());
+        }
+        slot.widget->setConfig(slot.config, layers);
+        all.push_back(i);
+    }
+    simulate(all);
+}
+
+void MainWindow::addPane(const PaneConfig &config) {
+    if (paneCount() >= kMaxPanes) {
+        showError(tr("At most %1 panes side by side").arg(kMaxPanes));
+        return;
+    }
+    Slot slot;
+    slot.id = nextId_++;
+    slot.config = config;
+    slot.widget = new PaneWidget(paneArea_);
+    PaneWidget *w = slot.widget;
+    w->setConfig(config, layers_);
+    connect(w, &PaneWidget::configEdited, this, [this, w](const PaneConfig &c) { setPaneConfig(indexOfWidget(w), c); });
+    connect(w, &PaneWidget::removeRequested, this, [this, w] { removePane(indexOfWidget(w)); });
+    connect(w, &PaneWidget::nodeClicked, this, [this, w](NodeId node) { onNodeClicked(w, node); });
+    slots_.push_back(std::move(slot));
+    rebuildPaneGrid();
+    applyPalette();
+    simulate({paneCount() - 1});
+}
+
+void MainWindow::removePane(int index) {
+    if (index < 0 || index >= paneCount() || paneCount() == 1)
+        return;
+    slots_[static_cast<std::size_t>(index)].widget->deleteLater();
+    slots_.erase(slots_.begin() + index);
+    rebuildPaneGrid();
+    applyPalette();
+    refreshTracks();
+}
+
+void MainWindow::setPaneConfig(int index, const PaneConfig &config) {
+    if (index < 0 || index >= paneCount())
+        return;
+    Slot &slot = slots_[static_cast<std::size_t>(index)];
+    slot.config = config;
+    slot.widget->setConfig(config, layers_);
+    simulate({index});
+}
+
+void MainWindow::rebuildPaneGrid() {
+    while (paneGrid_->count() > 0)
+        delete paneGrid_->takeAt(0);
+    const int count = paneCount();
+    const int columns = count <= 3 ? count : 2;
+    for (int i = 0; i < count; ++i) {
+        paneGrid_->addWidget(slots_[static_cast<std::size_t>(i)].widget, i / columns, i % columns);
+        slots_[static_cast<std::size_t>(i)].widget->setRemovable(count > 1);
+    }
+    for (int c = 0; c < 4; ++c)
+        paneGrid_->setColumnStretch(c, c < columns ? 1 : 0);
+    addPaneAction_->setEnabled(count < kMaxPanes);
+}
+
+int MainWindow::indexOfWidget(const PaneWidget *pane) const {
+    for (int i = 0; i < paneCount(); ++i)
+        if (slots_[static_cast<std::size_t>(i)].widget == pane)
+            return i;
+    return -1;
+}
+
+int MainWindow::indexOfId(int id) const {
+    for (int i = 0; i < paneCount(); ++i)
+        if (slots_[static_cast<std::size_t>(i)].id == id)
+            return i;
+    return -1;
+}
+
+std::vector<MainWindow::Result> MainWindow::runJobs(const std::vector<Job> &jobs) {
+    std::vector<Result> results;
+    for (const Job &job : jobs) {
+        Result r;
+        r.id = job.id;
+        r.generation = job.generation;
+        try {
+            r.run = std::make_shared<const PaneRun>(simulatePane(job.model, job.config));
+        } catch (const std::bad_alloc &) {
+            r.error = tr("Not enough memory to simulate %1 at n = %2. Pick a smaller n.")
+                          .arg(QString::fromStdString(job.config.strategy))
+                          .arg(job.model->layers());
+        } catch (const std::exception &e) {
+            r.error = errorText(e);
+        }
+        results.push_back(std::move(r));
+    }
+    return results;
+}
+
+void MainWindow::simulate(const std::vector<int> &panes) {
+    std::vector<Job> small;
+    for (const int index : panes) {
+        Slot &slot = slots_[static_cast<std::size_t>(index)];
+        Job job{slot.id, ++slot.generation, slot.config, model_};
+        double ops = 0;
+        try {
+            ops = estimatedOps(*model_, slot.config);
+        } catch (const std::exception &) {
+            ops = 0; // let the simulation report the problem
+        }
+        if (ops > kBackgroundOps) {
+            slot.run.reset();
+            slot.widget->setBusy(tr("Simulating %1 at n = %2 (about %3 million ops)\u2026")
+                                     .arg(QString::fromStdString(slot.config.strategy))
+                                     .arg(layers_)
+                                     .arg(ops / 1e6, 0, 'f', 1));
+            queuedJobs_.push_back(std::move(job));
+        } else {
+            small.push_back(std::move(job));
+        }
+    }
+    if (!small.empty())
+        applyResults(runJobs(small));
+    if (!queuedJobs_.empty() && !watcher_.isRunning())
+        startBackgroundJobs();
+}
+
+void MainWindow::startBackgroundJobs() {
+    std::vector<Job> jobs;
+    jobs.swap(queuedJobs_);
+    progress_->show();
+    cancel_->show();
+    statusBar()->showMessage(tr("Simulating in the background\u2026"));
+    watcher_.setFuture(QtConcurrent::run(&MainWindow::runJobs, std::move(jobs)));
+}
+
+void MainWindow::applyResults(const std::vector<Result> &results) {
+    bool changed = false;
+    for (const Result &r : results) {
+        const int index = indexOfId(r.id);
+        if (index < 0)
+            continue; // the pane was removed meanwhile
+        Slot &slot = slots_[static_cast<std::size_t>(index)];
+        if (slot.generation != r.generation)
+            continue; // superseded by a newer request
+        slot.run = r.run;
+        if (r.run) {
+            slot.widget->setRun(r.run);
+        } else {
+            slot.widget->setError(r.error);
+            statusBar()->showMessage(tr("Pane %1: %2").arg(index + 1).arg(r.error), 10000);
+        }
+        changed = true;
+    }
+    if (changed)
+        refreshTracks();
+}
+
+void MainWindow::refreshTracks() {
+    std::vector<Player::Track> tracks;
+    std::vector<render::MemoryChartPainter::Series> series;
+    std::vector<std::shared_ptr<const PaneRun>> runs;
+    const render::Palette palette = render::Palette::forDarkMode(QApplication::palette().color(QPalette::Window).lightness() < 128);
+    std::vector<QColor> colors;
+    for (int i = 0; i < paneCount(); ++i) {
+        Slot &slot = slots_[static_cast<std::size_t>(i)];
+        runs.push_back(slot.run);
+        colors.push_back(palette.series[i % 4]);
+        if (!slot.run) {
+            slot.track = -1;
+            continue;
+        }
+        slot.track = static_cast<int>(tracks.size());
+        tracks.push_back({slot.run->timeline, slot.run->summary.peakStep});
+        series.push_back({slot.run->timeline,
+                          QString::fromStdString(slot.run->timeline->schedule().strategy) + QStringLiteral(" (%1)").arg(i + 1),
+                          slot.run->summary.peakBytes, slot.run->summary.peakStep});
+    }
+    chart_->setSeries(std::move(series), player_->axis());
+    table_->setRuns(runs, colors);
+    player_->setTracks(std::move(tracks));
+}
+
+void MainWindow::showPosition() {
+    for (Slot &slot : slots_)
+        if (slot.track >= 0)
+            slot.widget->setStep(player_->stepOf(slot.track));
+    chart_->setPlayhead(player_->time());
+    slider_->blockSignals(true);
+    slider_->setValue(player_->position());
+    slider_->blockSignals(false);
+    clock_->setText(tr("t = %1 / %2").arg(player_->time()).arg(player_->endTime()));
+}
+
+void MainWindow::onNodeClicked(PaneWidget *pane, NodeId node) {
+    const int index = indexOfWidget(pane);
+    const Slot &slot = slots_[static_cast<std::size_t>(index)];
+    if (!slot.run)
+        return;
+    const Model &model = *slot.run->model;
+    if (model.isBackward(node)) {
+        statusBar()->showMessage(tr("Gradients are computed once each; click a forward node (top row) to toggle a checkpoint."), 6000);
+        return;
+    }
+    const int i = model.indexOf(node);
+    if (i == 0 || i == model.layers()) {
+        statusBar()->showMessage(i == 0 ? tr("a_0 is the input: it is always kept.")
+                                        : tr("a_n goes straight to the loss; checkpoints are a_1 to a_(n-1)."),
+                                 6000);
+        return;
+    }
+    const PaneConfig config = withCheckpointToggled(*slot.run, i);
+    const bool added = std::binary_search(config.params.checkpoints->begin(), config.params.checkpoints->end(), i);
+    statusBar()->showMessage(tr("Pane %1: %2 a_%3 as a checkpoint").arg(index + 1).arg(added ? tr("kept") : tr("dropped")).arg(i), 5000);
+    setPaneConfig(index, config);
+}
+
+void MainWindow::setSyncByTime(bool byTime) { syncByTime_->setChecked(byTime); }
+
+bool MainWindow::syncByTime() const { return syncByTime_->isChecked(); }
+
+void MainWindow::setSpeed(double opsPerSecond) { speed_->setValue(opsPerSecond); }
+
+void MainWindow::setTheme(Theme theme) {
+    theme_ = theme;
+    for (QAction *a : themeGroup_->actions())
+        a->setChecked(a->data().toInt() == static_cast<int>(theme));
+    if (theme == Theme::System) {
+        QApplication::setStyle(QStyleFactory::create(systemStyle_));
+        QApplication::setPalette(systemPalette_);
+    } else {
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        QApplication::setPalette(theme == Theme::Dark ? darkWidgetPalette() : QApplication::style()->standardPalette());
+    }
+    applyPalette();
+}
+
+void MainWindow::applyPalette() {
+    const bool dark = QApplication::palette().color(QPalette::Window).lightness() < 128;
+    const render::Palette palette = render::Palette::forDarkMode(dark);
+    legend_->setPalette(palette);
+    chart_->setPalette(palette);
+    for (int i = 0; i < paneCount(); ++i)
+        slots_[static_cast<std::size_t>(i)].widget->setPalette(palette, palette.series[i % 4]);
+    refreshTracks();
+}
+
+void MainWindow::showError(const QString &message) {
+    statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+    player_->pause();
+    saveSession(*this);
+    event->accept();
+}
+
+} // namespace remat::studio

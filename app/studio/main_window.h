@@ -1,0 +1,144 @@
+#pragma once
+// The studio's window: 1-4 strategy panes side by side driven by one player,
+// a shared memory chart, a summary table, and the controls around them.
+#include "app/studio/pane_run.h"
+#include "app/studio/player.h"
+#include "app/studio/scenarios.h"
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+
+#include <memory>
+#include <vector>
+
+class QAction;
+class QActionGroup;
+class QGridLayout;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QDoubleSpinBox;
+class QToolButton;
+
+namespace remat::studio {
+
+class LegendWidget;
+class MemoryChartView;
+class PaneWidget;
+class SummaryTable;
+
+enum class Theme { System, Light, Dark };
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    static constexpr int kMaxPanes = 4;
+    // Schedules with more ops than this (all panes together) are simulated off
+    // the GUI thread; below it, re-simulation takes well under 50 ms.
+    static constexpr double kBackgroundOps = 2'000'000;
+
+    struct Options {
+        bool restoreSession = true; // read the last session from QSettings
+        QString scenario;           // start with this scenario instead
+    };
+
+    explicit MainWindow(const Options &options, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Player *player() const { return player_; }
+    int paneCount() const { return static_cast<int>(slots_.size()); }
+    PaneWidget *pane(int index) const { return slots_[static_cast<std::size_t>(index)].widget; }
+    const std::shared_ptr<const PaneRun> &run(int index) const { return slots_[static_cast<std::size_t>(index)].run; }
+    const PaneConfig &paneConfig(int index) const { return slots_[static_cast<std::size_t>(index)].config; }
+    SummaryTable *summaryTable() const { return table_; }
+    MemoryChartView *chart() const { return chart_; }
+    int layers() const { return layers_; }
+    bool isSimulating() const { return watcher_.isRunning(); }
+
+    void loadScenario(const Scenario &scenario);
+    void setLayers(int layers);
+    void addPane(const PaneConfig &config);
+    void removePane(int index);
+    void setPaneConfig(int index, const PaneConfig &config);
+    void setTheme(Theme theme);
+    Theme theme() const { return theme_; }
+    void setSyncByTime(bool byTime);
+    bool syncByTime() const;
+    void setSpeed(double opsPerSecond);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    // A pane and what it shows. `id` stays fixed while panes come and go, so
+    // a background result finds its pane; `generation` drops stale results.
+    struct Slot {
+        int id = 0;
+        PaneConfig config;
+        PaneWidget *widget = nullptr;
+        std::shared_ptr<const PaneRun> run;
+        int generation = 0;
+        int track = -1; // the player's track, -1 without a timeline
+    };
+    struct Job {
+        int id = 0;
+        int generation = 0;
+        PaneConfig config;
+        std::shared_ptr<const Model> model;
+    };
+    struct Result {
+        int id = 0;
+        int generation = 0;
+        std::shared_ptr<const PaneRun> run;
+        QString error;
+    };
+
+    void buildMenus();
+    QWidget *buildPlayerBar();
+    void simulate(const std::vector<int> &panes);
+    static std::vector<Result> runJobs(const std::vector<Job> &jobs);
+    void startBackgroundJobs();
+    void applyResults(const std::vector<Result> &results);
+    void rebuildPaneGrid();
+    void refreshTracks();
+    void showPosition();
+    void onNodeClicked(PaneWidget *pane, NodeId node);
+    void applyPalette();
+    void loadSettings();
+    void saveSettings() const;
+    void showError(const QString &message);
+    int indexOfWidget(const PaneWidget *pane) const;
+    int indexOfId(int id) const;
+
+    int layers_ = 16;
+    std::shared_ptr<const Model> model_;
+    std::vector<Slot> slots_;
+    int nextId_ = 1;
+    Theme theme_ = Theme::System;
+
+    Player *player_;
+    LegendWidget *legend_;
+    QWidget *paneArea_;
+    QGridLayout *paneGrid_;
+    MemoryChartView *chart_;
+    SummaryTable *table_;
+    QSpinBox *layersSpin_;
+    QAction *syncByTime_;
+    QAction *addPaneAction_;
+    QActionGroup *themeGroup_;
+    QToolButton *playButton_;
+    QSlider *slider_;
+    QLabel *clock_;
+    QDoubleSpinBox *speed_;
+    QProgressBar *progress_;
+    QPushButton *cancel_;
+
+    QFutureWatcher<std::vector<Result>> watcher_;
+    std::vector<Job> queuedJobs_; // waiting for the running background job
+    QPalette systemPalette_;
+    QString systemStyle_;
+};
+
+} // namespace remat::studio

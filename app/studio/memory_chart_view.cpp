@@ -1,0 +1,89 @@
+#include "app/studio/memory_chart_view.h"
+
+#include "core/units.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+namespace remat::studio {
+
+MemoryChartView::MemoryChartView(QWidget *parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setToolTip(tr("Memory held during each op. Click to jump there."));
+}
+
+void MemoryChartView::setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis) {
+    chart_.setSeries(std::move(series), axis);
+    update();
+}
+
+void MemoryChartView::setPlayhead(double time) {
+    playhead_ = time;
+    update();
+}
+
+void MemoryChartView::setPalette(const render::Palette &palette) {
+    palette_ = palette;
+    update();
+}
+
+render::MemoryChartMapping MemoryChartView::mapping() const {
+    return chart_.mapping(QRectF(rect()), QFontMetricsF(font()));
+}
+
+QString MemoryChartView::describeTime(double time) const {
+    QStringList lines;
+    lines << tr("<b>t = %1</b>").arg(time, 0, 'f', chart_.axis() == render::TimeAxis::Ops ? 0 : 1);
+    for (const auto &s : chart_.series()) {
+        const Timeline &tl = *s.timeline;
+        if (time >= render::totalTime(tl, chart_.axis())) {
+            lines << tr("%1: finished").arg(s.name);
+            continue;
+        }
+        // The op running at `time`: the first one that ends after it.
+        std::int64_t step = render::stepAtTime(tl, time, chart_.axis()) + 1;
+        while (step < tl.steps() && render::opEndTime(tl, step, chart_.axis()) <= time)
+            ++step;
+        step = std::min(step, tl.steps() - 1);
+        lines << tr("%1: %2 (%3 bytes) during op %4, %5")
+                     .arg(s.name, QString::fromStdString(formatBytes(tl.bytesAt(step))))
+                     .arg(tl.bytesAt(step))
+                     .arg(step + 1)
+                     .arg(QString::fromStdString(describe(tl.model(), tl.op(step))));
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+void MemoryChartView::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    chart_.paint(painter, QRectF(rect()), playhead_, palette_);
+}
+
+void MemoryChartView::mousePressEvent(QMouseEvent *event) {
+    if (event->button() == Qt::LeftButton && !chart_.series().empty())
+        emit timeClicked(std::max(0.0, mapping().xToTime(event->position().x())));
+}
+
+void MemoryChartView::mouseMoveEvent(QMouseEvent *event) {
+    // Dragging scrubs.
+    if ((event->buttons() & Qt::LeftButton) && !chart_.series().empty())
+        emit timeClicked(std::max(0.0, mapping().xToTime(event->position().x())));
+}
+
+bool MemoryChartView::event(QEvent *event) {
+    if (event->type() == QEvent::ToolTip && !chart_.series().empty()) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        const render::MemoryChartMapping m = mapping();
+        if (m.plot.contains(help->pos()))
+            QToolTip::showText(help->globalPos(), describeTime(m.xToTime(help->pos().x())), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace remat::studio

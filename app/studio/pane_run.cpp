@@ -1,0 +1,62 @@
+#include "app/studio/pane_run.h"
+
+#include "core/comparison.h"
+#include "core/strategy_registry.h"
+
+#include <algorithm>
+
+namespace remat::studio {
+
+PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &config) {
+    const Strategy &strategy = StrategyRegistry::builtin().get(config.strategy);
+    std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, config.params);
+    ComparisonRow &row = rows.front();
+    auto schedule = std::make_shared<const Schedule>(std::move(row.schedule));
+    Replay replay = Simulator::replay(model, schedule);
+    PaneRun run;
+    run.config = config;
+    run.strategy = &strategy;
+    run.model = std::move(model);
+    run.summary = replay.summary;
+    run.timeline = std::make_shared<const Timeline>(std::move(replay.timeline));
+    run.costOverhead = row.costOverhead;
+    return run;
+}
+
+double estimatedOps(const Model &model, const PaneConfig &config) {
+    const Strategy *strategy = StrategyRegistry::builtin().find(config.strategy);
+    return strategy ? strategy->estimate(model, config.params).ops : 0;
+}
+
+PaneConfig withCheckpointToggled(const PaneRun &run, int index) {
+    std::vector<int> checkpoints = run.timeline->schedule().checkpoints;
+    std::sort(checkpoints.begin(), checkpoints.end()); // planners need not list them in order
+    const auto it = std::lower_bound(checkpoints.begin(), checkpoints.end(), index);
+    if (it != checkpoints.end() && *it == index)
+        checkpoints.erase(it);
+    else
+        checkpoints.insert(it, index);
+    PaneConfig config;
+    config.strategy = "checkpoints";
+    config.params.checkpoints = std::move(checkpoints);
+    return config;
+}
+
+std::string describeParams(const PaneConfig &config) {
+    std::string out;
+    if (config.params.every)
+        out = "k = " + std::to_string(*config.params.every);
+    if (config.params.checkpoints) {
+        const auto &c = *config.params.checkpoints;
+        if (c.empty())
+            return "no checkpoints";
+        constexpr std::size_t kShown = 8;
+        for (std::size_t i = 0; i < c.size() && i < kShown; ++i)
+            out += (i ? ", a_" : "a_") + std::to_string(c[i]);
+        if (c.size() > kShown)
+            out += ", \u2026 (" + std::to_string(c.size()) + ")";
+    }
+    return out;
+}
+
+} // namespace remat::studio

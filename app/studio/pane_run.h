@@ -1,0 +1,42 @@
+#pragma once
+// What one pane shows: a strategy with its parameters, and the simulator's
+// replay of the schedule it makes (timeline + summary). The studio draws from
+// this and never works out a schedule or a resident set itself.
+#include "core/simulator.h"
+#include "core/strategy.h"
+
+#include <memory>
+#include <string>
+
+namespace remat::studio {
+
+struct PaneConfig {
+    std::string strategy = "store-all";
+    StrategyParams params;
+};
+
+struct PaneRun {
+    PaneConfig config;
+    const Strategy *strategy = nullptr;
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const Timeline> timeline;
+    Summary summary;
+    double costOverhead = 0; // against store-all, from core/comparison.h
+};
+
+// Plans and replays. Throws remat::Error (InvalidArgument, LimitExceeded, ...)
+// with a message for the user.
+PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &config);
+
+// Ops the schedule will have, known before planning: decides whether the
+// simulation runs on the GUI thread or in the background.
+double estimatedOps(const Model &model, const PaneConfig &config);
+
+// The config after the user clicks forward node `index`: the explicit
+// checkpoints of the run's schedule with `index` toggled.
+PaneConfig withCheckpointToggled(const PaneRun &run, int index);
+
+// "k = 4", "a_4, a_8, a_12", "" — the parameters in words for titles and tables.
+std::string describeParams(const PaneConfig &config);
+
+} // namespace remat::studio

@@ -1,0 +1,210 @@
+#include "app/studio/pane_widget.h"
+
+#include "app/render/narration.h"
+#include "core/strategy_registry.h"
+#include "core/units.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace remat::studio {
+
+PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(3);
+
+    auto *controls = new QHBoxLayout;
+    controls->setSpacing(6);
+    swatch_ = new QLabel(this);
+    swatch_->setFixedSize(12, 12);
+    controls->addWidget(swatch_);
+    strategy_ = new QComboBox(this);
+    strategy_->setObjectName("strategy");
+    // Every registered strategy appears here, planners included, as they are added to the registry.
+    for (const Strategy *s : StrategyRegistry::builtin().all()) {
+        strategy_->addItem(QString::fromUtf8(s->name().data(), static_cast<int>(s->name().size())));
+        strategy_->setItemData(strategy_->count() - 1,
+                               QString::fromUtf8(s->summary().data(), static_cast<int>(s->summary().size())),
+                               Qt::ToolTipRole);
+    }
+    controls->addWidget(strategy_);
+    everyLabel_ = new QLabel(tr("every k ="), this);
+    every_ = new QSpinBox(this);
+    every_->setObjectName("every");
+    every_->setRange(1, 1);
+    every_->setToolTip(tr("Keep a checkpoint at every k-th forward node"));
+    checkpointsLabel_ = new QLabel(tr("keep"), this);
+    checkpoints_ = new QLineEdit(this);
+    checkpoints_->setObjectName("checkpoints");
+    checkpoints_->setPlaceholderText(tr("e.g. 4, 8, 12"));
+    checkpoints_->setToolTip(tr("Forward nodes kept between the passes (1 to n-1). Or click nodes in the picture."));
+    controls->addWidget(everyLabel_);
+    controls->addWidget(every_);
+    controls->addWidget(checkpointsLabel_);
+    controls->addWidget(checkpoints_, 1);
+    controls->addStretch();
+    remove_ = new QToolButton(this);
+    remove_->setText(QStringLiteral("\u2715"));
+    remove_->setToolTip(tr("Remove this pane"));
+    remove_->setAutoRaise(true);
+    controls->addWidget(remove_);
+    layout->addLayout(controls);
+
+    title_ = new QLabel(this);
+    title_->setObjectName("title");
+    title_->setTextFormat(Qt::RichText);
+    layout->addWidget(title_);
+
+    view_ = new ScheduleView(this);
+    layout->addWidget(view_, 1);
+
+    position_ = new QLabel(this);
+    position_->setObjectName("position");
+    position_->setTextFormat(Qt::RichText);
+    layout->addWidget(position_);
+    narration_ = new QLabel(this);
+    narration_->setObjectName("narration");
+    narration_->setWordWrap(true);
+    narration_->setTextFormat(Qt::PlainText);
+    narration_->setMinimumHeight(narration_->fontMetrics().lineSpacing() * 3);
+    narration_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    layout->addWidget(narration_);
+
+    connect(strategy_, &QComboBox::currentIndexChanged, this, [this] {
+        if (updating_)
+            return;
+        updateParamControls();
+        emitConfig();
+    });
+    connect(every_, &QSpinBox::valueChanged, this, [this] {
+        if (!updating_)
+            emitConfig();
+    });
+    connect(checkpoints_, &QLineEdit::editingFinished, this, [this] {
+        if (!updating_ && checkpoints_->isModified()) {
+            checkpoints_->setModified(false);
+            emitConfig();
+        }
+    });
+    connect(remove_, &QToolButton::clicked, this, &PaneWidget::removeRequested);
+    connect(view_, &ScheduleView::nodeClicked, this, &PaneWidget::nodeClicked);
+    updateParamControls();
+}
+
+void PaneWidget::updateParamControls() {
+    const QString name = strategy_->currentText();
+    const bool every = name == QLatin1String("periodic");
+    const bool list = name == QLatin1String("checkpoints");
+    everyLabel_->setVisible(every);
+    every_->setVisible(every);
+    checkpointsLabel_->setVisible(list);
+    checkpoints_->setVisible(list);
+}
+
+void PaneWidget::setConfig(const PaneConfig &config, int layers) {
+    updating_ = true;
+    strategy_->setCurrentText(QString::fromStdString(config.strategy));
+    every_->setRange(1, std::max(1, layers));
+    const int defaultEvery = std::max(1, static_cast<int>(std::lround(std::sqrt(double(layers)))));
+    every_->setValue(config.params.every.value_or(defaultEvery));
+    QStringList list;
+    if (config.params.checkpoints)
+        for (const int c : *config.params.checkpoints)
+            list << QString::number(c);
+    checkpoints_->setText(list.join(QStringLiteral(", ")));
+    checkpoints_->setModified(false);
+    updateParamControls();
+    updating_ = false;
+}
+
+void PaneWidget::emitConfig() {
+    PaneConfig config;
+    config.strategy = strategy_->currentText().toStdString();
+    if (config.strategy == "periodic")
+        config.params.every = every_->value();
+    if (config.strategy == "checkpoints") {
+        std::vector<int> list;
+        const QStringList parts =
+            checkpoints_->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+        for (const QString &part : parts) {
+            bool ok = false;
+            const int v = QString(part).remove(QRegularExpression(QStringLiteral("^a_"))).toInt(&ok);
+            if (!ok) {
+                setError(tr("'%1' is not a forward node number; list numbers like 4, 8, 12").arg(part));
+                return;
+            }
+            list.push_back(v);
+        }
+        std::sort(list.begin(), list.end());
+        config.params.checkpoints = std::move(list);
+    }
+    emit configEdited(config);
+}
+
+void PaneWidget::setRun(std::shared_ptr<const PaneRun> run) {
+    run_ = std::move(run);
+    view_->setTimeline(run_ ? run_->timeline : nullptr);
+    if (!run_)
+        return;
+    const Schedule &s = run_->timeline->schedule();
+    title_->setText(tr("<b>%1</b> &mdash; %2 &middot; peak %3 nodes, %4 &middot; %5 forward evaluations")
+                        .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped())
+                        .arg(run_->summary.peakNodes)
+                        .arg(QString::fromStdString(formatBytes(run_->summary.peakBytes)))
+                        .arg(run_->summary.forwardEvaluations));
+    title_->setToolTip(QString::fromUtf8(run_->strategy->summary().data(), static_cast<int>(run_->strategy->summary().size())));
+    setStep(-1);
+}
+
+void PaneWidget::setError(const QString &message) {
+    run_.reset();
+    view_->setTimeline(nullptr);
+    view_->setPlaceholder(message);
+    title_->setText(tr("<b>%1</b> &mdash; not simulated").arg(strategy_->currentText()));
+    narration_->setText(message);
+    position_->clear();
+}
+
+void PaneWidget::setBusy(const QString &message) {
+    view_->setPlaceholder(message);
+    narration_->setText(message);
+}
+
+void PaneWidget::setStep(std::int64_t step) {
+    if (!run_)
+        return;
+    view_->setStep(step);
+    const Timeline &tl = *run_->timeline;
+    const std::int64_t shown = view_->step();
+    const std::int64_t bytes = shown >= 0 ? tl.bytesAt(shown) : tl.model().bytes(tl.model().inputNode());
+    const int nodes = shown >= 0 ? tl.residentCountAt(shown) : 1;
+    position_->setText(tr("op %1 of %2 &middot; %3 nodes in memory (%4)%5")
+                           .arg(shown + 1)
+                           .arg(tl.steps())
+                           .arg(nodes)
+                           .arg(QString::fromStdString(formatBytes(bytes)))
+                           .arg(shown >= 0 && shown == run_->summary.peakStep ? tr(" &middot; <b>peak</b>") : QString()));
+    narration_->setText(QString::fromStdString(render::narrate(tl, render::checkpointMask(tl), view_->state())));
+}
+
+QString PaneWidget::narration() const { return narration_->text(); }
+
+void PaneWidget::setPalette(const render::Palette &palette, QColor seriesColor) {
+    view_->setPalette(palette);
+    QPixmap pixmap(12, 12);
+    pixmap.fill(seriesColor);
+    swatch_->setPixmap(pixmap);
+}
+
+void PaneWidget::setRemovable(bool removable) { remove_->setVisible(removable); }
+
+} // namespace remat::studio

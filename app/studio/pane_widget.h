@@ -1,0 +1,58 @@
+#pragma once
+// One strategy pane: strategy and parameter controls on top, the schedule
+// picture, and a line of narration saying what the current op does and why.
+#include "app/studio/pane_run.h"
+#include "app/studio/schedule_view.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QToolButton;
+
+namespace remat::studio {
+
+class PaneWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit PaneWidget(QWidget *parent = nullptr);
+
+    void setConfig(const PaneConfig &config, int layers); // updates the controls, emits nothing
+    void setRun(std::shared_ptr<const PaneRun> run);
+    const std::shared_ptr<const PaneRun> &run() const { return run_; }
+    void setError(const QString &message);
+    void setBusy(const QString &message);
+    void setStep(std::int64_t step);
+    void setPalette(const render::Palette &palette, QColor seriesColor);
+    void setRemovable(bool removable);
+
+    ScheduleView *view() const { return view_; }
+    QString narration() const;
+
+signals:
+    void configEdited(const remat::studio::PaneConfig &config);
+    void removeRequested();
+    void nodeClicked(remat::NodeId node);
+
+private:
+    void updateParamControls();
+    void emitConfig();
+
+    std::shared_ptr<const PaneRun> run_;
+    QComboBox *strategy_;
+    QLabel *everyLabel_;
+    QSpinBox *every_;
+    QLabel *checkpointsLabel_;
+    QLineEdit *checkpoints_;
+    QToolButton *remove_;
+    QLabel *swatch_;
+    QLabel *title_;
+    ScheduleView *view_;
+    QLabel *narration_;
+    QLabel *position_;
+    bool updating_ = false;
+};
+
+} // namespace remat::studio

@@ -1,0 +1,141 @@
+#include "app/studio/player.h"
+
+#include <algorithm>
+
+namespace remat::studio {
+
+using render::TimeAxis;
+
+Player::Player(QObject *parent) : QObject(parent) {
+    timer_.setInterval(15); // ~60 frames per second; the clock, not the timer, sets the pace
+    timer_.setTimerType(Qt::PreciseTimer);
+    connect(&timer_, &QTimer::timeout, this, &Player::tick);
+}
+
+void Player::setTracks(std::vector<Track> tracks) {
+    const double oldTime = time();
+    tracks_ = std::move(tracks);
+    nextPeakTrack_ = 0;
+    rebuildEvents();
+    position_ = positionAtTime(oldTime);
+    emit rangeChanged(lastPosition());
+    emit positionChanged(position_);
+}
+
+void Player::setAxis(TimeAxis axis) {
+    if (axis == axis_)
+        return;
+    // Keep what the first pane shows: switch to the time at which it reaches the same step.
+    const std::int64_t step = tracks_.empty() ? -1 : stepOf(0);
+    axis_ = axis;
+    rebuildEvents();
+    position_ = tracks_.empty() ? 0 : positionAtTime(render::opEndTime(*tracks_[0].timeline, step, axis_));
+    emit rangeChanged(lastPosition());
+    emit positionChanged(position_);
+}
+
+void Player::rebuildEvents() {
+    events_.assign(1, 0.0);
+    if (axis_ == TimeAxis::Ops) {
+        std::int64_t longest = 0;
+        for (const Track &t : tracks_)
+            longest = std::max(longest, t.timeline->steps());
+        for (std::int64_t i = 1; i <= longest; ++i)
+            events_.push_back(static_cast<double>(i));
+        return;
+    }
+    // By cost: every moment a compute op of some pane ends (frees take no time).
+    for (const Track &t : tracks_)
+        for (std::int64_t s = 0; s < t.timeline->steps(); ++s)
+            if (t.timeline->op(s).kind == OpKind::Compute)
+                events_.push_back(t.timeline->costUntil(s));
+    std::sort(events_.begin(), events_.end());
+    events_.erase(std::unique(events_.begin(), events_.end()), events_.end());
+}
+
+std::int64_t Player::stepOf(int track) const {
+    return render::stepAtTime(*tracks_[static_cast<std::size_t>(track)].timeline, time(), axis_);
+}
+
+int Player::positionAtTime(double t) const {
+    const auto it = std::upper_bound(events_.begin(), events_.end(), t);
+    return std::max(0, static_cast<int>(it - events_.begin()) - 1);
+}
+
+void Player::setSpeed(double opsPerSecond) { speed_ = std::clamp(opsPerSecond, 0.1, 100000.0); }
+
+void Player::seek(int position) {
+    position = std::clamp(position, 0, lastPosition());
+    playTime_ = events_[static_cast<std::size_t>(position)];
+    if (position == position_)
+        return;
+    position_ = position;
+    emit positionChanged(position_);
+}
+
+void Player::seekTime(double t) { seek(positionAtTime(t)); }
+
+void Player::stepForward() {
+    pause();
+    seek(position_ + 1);
+}
+
+void Player::stepBack() {
+    pause();
+    seek(position_ - 1);
+}
+
+void Player::jumpToPeak(int track) {
+    if (track < 0 || track >= trackCount())
+        return;
+    pause();
+    const Track &t = tracks_[static_cast<std::size_t>(track)];
+    seekTime(render::opEndTime(*t.timeline, t.peakStep, axis_));
+    emit peakVisited(track);
+}
+
+void Player::jumpToNextPeak() {
+    if (tracks_.empty())
+        return;
+    const int track = nextPeakTrack_ % trackCount();
+    nextPeakTrack_ = (track + 1) % trackCount();
+    jumpToPeak(track);
+}
+
+void Player::play() {
+    if (isPlaying())
+        return;
+    if (position_ >= lastPosition())
+        seek(0); // play again from the start
+    playTime_ = time();
+    clock_.start();
+    timer_.start();
+    emit playingChanged(true);
+}
+
+void Player::pause() {
+    if (!isPlaying())
+        return;
+    timer_.stop();
+    emit playingChanged(false);
+}
+
+void Player::togglePlay() {
+    if (isPlaying())
+        pause();
+    else
+        play();
+}
+
+void Player::tick() {
+    playTime_ += clock_.restart() / 1000.0 * speed_;
+    const int target = positionAtTime(playTime_);
+    if (target > position_) {
+        position_ = target;
+        emit positionChanged(position_);
+    }
+    if (position_ >= lastPosition())
+        pause();
+}
+
+} // namespace remat::studio

@@ -1,0 +1,53 @@
+#pragma once
+// One pane's schedule picture: paints with render::SchedulePainter at the step
+// the player says, explains a node on hover, and reports clicks on nodes.
+#include "app/render/schedule_painter.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace remat::studio {
+
+class ScheduleView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScheduleView(QWidget *parent = nullptr);
+
+    void setTimeline(std::shared_ptr<const Timeline> timeline);
+    void setStep(std::int64_t step);
+    void setPalette(const render::Palette &palette);
+    void setPlaceholder(const QString &text); // shown instead of a picture (errors, "simulating")
+
+    std::int64_t step() const { return state_.step; }
+    const StepState &state() const { return state_; }
+    bool hasTimeline() const { return painter_ != nullptr; }
+    render::ScheduleLayout layout() const;
+    // Tooltip text for a node: name, bytes, state, compute count, why resident.
+    QString describeNode(NodeId node) const;
+
+    QSize sizeHint() const override { return {420, 220}; }
+    QSize minimumSizeHint() const override { return {160, 90}; }
+
+signals:
+    void nodeClicked(NodeId node);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    std::optional<NodeId> nodeAt(QPointF point) const;
+
+    std::unique_ptr<render::SchedulePainter> painter_;
+    render::Palette palette_ = render::Palette::light();
+    StepState state_;
+    std::optional<NodeId> hover_;
+    QString placeholder_;
+};
+
+} // namespace remat::studio

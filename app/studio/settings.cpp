@@ -1,0 +1,88 @@
+#include "app/studio/settings.h"
+
+#include "app/studio/main_window.h"
+#include "core/strategy_registry.h"
+
+#include <QSettings>
+#include <QSplitter>
+
+namespace remat::studio {
+
+namespace {
+constexpr int kVersion = 1;
+}
+
+bool restoreSession(MainWindow &window) {
+    QSettings settings;
+    if (settings.value("version").toInt() != kVersion)
+        return false;
+    window.restoreGeometry(settings.value("window/geometry").toByteArray());
+    window.restoreState(settings.value("window/state").toByteArray());
+    if (auto *splitter = window.findChild<QSplitter *>("mainSplitter"))
+        splitter->restoreState(settings.value("window/splitter").toByteArray());
+    window.setTheme(static_cast<Theme>(std::clamp(settings.value("view/theme", 0).toInt(), 0, 2)));
+    window.setSyncByTime(settings.value("player/syncByTime", true).toBool());
+    window.setSpeed(settings.value("player/speed", 4.0).toDouble());
+
+    Scenario session;
+    session.id = QStringLiteral("session");
+    session.layers = settings.value("model/layers", 16).toInt();
+    if (session.layers < 1 || session.layers > Model::kMaxLayers)
+        return false;
+    const int count = settings.beginReadArray("panes");
+    for (int i = 0; i < count && i < MainWindow::kMaxPanes; ++i) {
+        settings.setArrayIndex(i);
+        PaneConfig config;
+        config.strategy = settings.value("strategy").toString().toStdString();
+        if (!StrategyRegistry::builtin().find(config.strategy))
+            continue; // a strategy this build does not have
+        if (settings.contains("every"))
+            config.params.every = settings.value("every").toInt();
+        if (settings.contains("checkpoints")) {
+            std::vector<int> list;
+            for (const QVariant &v : settings.value("checkpoints").toList())
+                list.push_back(v.toInt());
+            config.params.checkpoints = std::move(list);
+        }
+        session.panes.push_back(std::move(config));
+    }
+    settings.endArray();
+    if (session.panes.empty())
+        return false;
+    window.loadScenario(session);
+    return true;
+}
+
+void saveSession(const MainWindow &window) {
+    QSettings settings;
+    settings.setValue("version", kVersion);
+    settings.setValue("window/geometry", window.saveGeometry());
+    settings.setValue("window/state", window.saveState());
+    if (auto *splitter = window.findChild<QSplitter *>("mainSplitter"))
+        settings.setValue("window/splitter", splitter->saveState());
+    settings.setValue("view/theme", static_cast<int>(window.theme()));
+    settings.setValue("player/syncByTime", window.syncByTime());
+    settings.setValue("player/speed", window.player()->speed());
+    settings.setValue("model/layers", window.layers());
+    settings.beginWriteArray("panes", window.paneCount());
+    for (int i = 0; i < window.paneCount(); ++i) {
+        settings.setArrayIndex(i);
+        const PaneConfig &config = window.paneConfig(i);
+        settings.setValue("strategy", QString::fromStdString(config.strategy));
+        if (config.params.every)
+            settings.setValue("every", *config.params.every);
+        else
+            settings.remove("every");
+        if (config.params.checkpoints) {
+            QVariantList list;
+            for (const int c : *config.params.checkpoints)
+                list << c;
+            settings.setValue("checkpoints", list);
+        } else {
+            settings.remove("checkpoints");
+        }
+    }
+    settings.endArray();
+}
+
+} // namespace remat::studio

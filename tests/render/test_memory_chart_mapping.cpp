@@ -1,0 +1,100 @@
+// The memory chart's coordinate mapping, checked without a window: time <-> x,
+// bytes <-> y, round axis tops, and where each strategy's peak is drawn.
+#include "app/render/memory_chart_painter.h"
+#include "core/simulator.h"
+#include "core/strategy_registry.h"
+
+#include <QtTest>
+
+using namespace remat;
+using remat::render::MemoryChartMapping;
+using remat::render::TimeAxis;
+
+class TestMemoryChartMapping : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTrips_data() {
+        QTest::addColumn<double>("maxTime");
+        QTest::addColumn<qint64>("maxBytes");
+        QTest::newRow("seed n=16") << 170.0 << qint64(18);
+        QTest::newRow("one op") << 1.0 << qint64(1);
+        QTest::newRow("GiB") << 12345.5 << qint64(3) * 1024 * 1024 * 1024;
+    }
+
+    void roundTrips() {
+        QFETCH(double, maxTime);
+        QFETCH(qint64, maxBytes);
+        const QRectF plot(50, 10, 700, 180);
+        const MemoryChartMapping m = MemoryChartMapping::make(plot, maxTime, maxBytes);
+        QCOMPARE(m.timeToX(0), plot.left());
+        QCOMPARE(m.timeToX(maxTime), plot.right()); // the last op ends at the right edge
+        QCOMPARE(m.bytesToY(0), plot.bottom());     // zero bytes at the bottom
+        QVERIFY(m.bytesTop >= maxBytes);             // the peak fits under the top
+        QVERIFY(m.bytesToY(double(maxBytes)) > plot.top());
+        for (const double f : {0.0, 0.13, 0.5, 0.99, 1.0}) {
+            QVERIFY(qAbs(m.xToTime(m.timeToX(f * maxTime)) - f * maxTime) <= 1e-9 * (1 + maxTime));
+            QVERIFY(qAbs(m.yToBytes(m.bytesToY(f * double(maxBytes))) - f * double(maxBytes)) <= 1e-6 * (1 + double(maxBytes)));
+        }
+        QVERIFY(m.bytesToY(double(maxBytes)) < m.bytesToY(double(maxBytes) / 2)); // more bytes, higher up
+    }
+
+    void niceCeiling_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("1") << 1.0 << 1.0;
+        QTest::newRow("1.2") << 1.2 << 2.0;
+        QTest::newRow("18") << 18.0 << 20.0;
+        QTest::newRow("21") << 21.0 << 50.0;
+        QTest::newRow("50") << 50.0 << 50.0;
+        QTest::newRow("0.03") << 0.03 << 0.05;
+        QTest::newRow("zero") << 0.0 << 1.0;
+    }
+
+    void niceCeiling() {
+        QFETCH(double, value);
+        QFETCH(double, expected);
+        QCOMPARE(MemoryChartMapping::niceCeiling(value), expected);
+    }
+
+    void ticksAreRoundAndCoverTheAxis() {
+        const std::vector<double> t = MemoryChartMapping::ticks(170, 6);
+        QCOMPARE(t.front(), 0.0);
+        QVERIFY(t.size() >= 3 && t.size() <= 7);
+        const double step = t[1] - t[0];
+        QCOMPARE(step, MemoryChartMapping::niceCeiling(step));
+        QVERIFY(t.back() <= 170 && t.back() + step > 170);
+    }
+
+    void peakIsDrawnAtTheSimulatorsPeak_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("axis");
+        for (const char *s : {"store-all", "recompute-all", "periodic"})
+            for (const int axis : {0, 1})
+                QTest::addRow("%s %s", s, axis ? "ops" : "cost") << QString(s) << axis;
+    }
+
+    void peakIsDrawnAtTheSimulatorsPeak() {
+        QFETCH(QString, strategy);
+        QFETCH(int, axis);
+        const TimeAxis timeAxis = axis ? TimeAxis::Ops : TimeAxis::Cost;
+        auto model = std::make_shared<const Model>(Model::chain(16));
+        auto schedule = std::make_shared<const Schedule>(
+            StrategyRegistry::builtin().get(strategy.toStdString()).makeSchedule(*model, {}));
+        const Replay replay = Simulator::replay(model, schedule);
+        auto timeline = std::make_shared<const Timeline>(replay.timeline);
+        render::MemoryChartPainter chart;
+        chart.setSeries({{timeline, strategy, replay.summary.peakBytes, replay.summary.peakStep}}, timeAxis);
+        const MemoryChartMapping m = MemoryChartMapping::make(QRectF(40, 20, 800, 200), chart.maxTime(), replay.summary.peakBytes);
+        const QPointF p = chart.peakPoint(m, 0);
+        QCOMPARE(p.y(), m.bytesToY(double(replay.summary.peakBytes)));
+        const double start = render::opStartTime(*timeline, replay.summary.peakStep, timeAxis);
+        const double end = render::opEndTime(*timeline, replay.summary.peakStep, timeAxis);
+        QVERIFY(p.x() >= m.timeToX(start) && p.x() <= m.timeToX(end));
+        // No op holds more than the marked peak.
+        for (std::int64_t s = 0; s < timeline->steps(); ++s)
+            QVERIFY(m.bytesToY(double(timeline->bytesAt(s))) >= p.y());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryChartMapping)
+#include "test_memory_chart_mapping.moc"
