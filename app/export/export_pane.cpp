@@ -1,0 +1,51 @@
+#include "app/export/export_pane.h"
+
+#include "core/strategy_registry.h"
+
+namespace remat::exporting {
+
+ComparisonRow ExportPane::row() const {
+    ComparisonRow r;
+    r.strategy = strategy;
+    const Schedule &schedule = timeline->schedule();
+    r.schedule.strategy = schedule.strategy;
+    r.schedule.description = schedule.description;
+    r.schedule.checkpoints = schedule.checkpoints;
+    r.summary = summary;
+    r.costOverhead = costOverhead;
+    return r;
+}
+
+std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
+                                      const std::vector<std::string> &strategies, const StrategyParams &params) {
+    const StrategyRegistry &registry = StrategyRegistry::builtin();
+    std::vector<ExportPane> panes;
+    for (const std::string &name : strategies) {
+        const Strategy &strategy = registry.get(name);
+        StrategyParams own = params;
+        if (strategies.size() > 1) {
+            own = StrategyParams{};
+            own.progress = params.progress;
+            own.cancelled = params.cancelled;
+            if (name == "periodic")
+                own.every = params.every;
+            if (name == "checkpoints")
+                own.checkpoints = params.checkpoints;
+        }
+        std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, own);
+        ComparisonRow &row = rows.front();
+        ExportPane pane;
+        pane.strategy = &strategy;
+        pane.costOverhead = row.costOverhead;
+        pane.title = QString::fromStdString(name);
+        if (!row.schedule.description.empty())
+            pane.title += QStringLiteral(" (%1)").arg(QString::fromStdString(row.schedule.description));
+        Replay replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+        pane.summary = replay.summary;
+        pane.timeline = std::make_shared<const Timeline>(std::move(replay.timeline));
+        panes.push_back(std::move(pane));
+    }
+    return panes;
+}
+
+} // namespace remat::exporting

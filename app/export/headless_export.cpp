@@ -1,0 +1,268 @@
+#include "app/export/headless_export.h"
+
+#include "app/export/export_files.h"
+#include "app/export/timeline_gif_export.h"
+#include "core/errors.h"
+#include "core/report.h"
+#include "core/strategy_registry.h"
+#include "core/units.h"
+
+#include <QFileInfo>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace remat::exporting {
+
+namespace {
+
+const char *const kUsage =
+    "usage: remat-studio --export-gif FILE [--export-png FILE] [--export-csv FILE]\n"
+    "                    [--export-summary-csv FILE] [--export-json FILE]\n"
+    "  model:     --n N (16) [--node-bytes B] | --model FILE\n"
+    "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
+    "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
+    "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
+    "             [--caption TEXT | --no-caption]\n"
+    "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
+    "             --title-frame MS (0 = none)\n"
+    "             --max-frames M (300) | --frame-every K | --all-frames\n"
+    "  snapshot:  --at T (time on the axis for --export-png; default the end)\n";
+
+bool isExportOption(const QString &arg) { return arg.startsWith(QStringLiteral("--export-")); }
+
+// The options that take a value, and the flags.
+const QStringList kValued = {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv",
+                             "--export-json", "--n", "--node-bytes", "--model", "--strategies", "--every",
+                             "--checkpoints", "--sync", "--width", "--height", "--theme", "--caption", "--fps",
+                             "--loops", "--hold", "--title-frame", "--max-frames", "--frame-every", "--at"};
+const QStringList kFlags = {"--pane-only", "--no-caption", "--all-frames", "--help-export"};
+
+struct Parsed {
+    std::map<QString, QString> values;
+    std::map<QString, bool> flags;
+    bool has(const char *name) const { return values.count(QString::fromLatin1(name)) != 0; }
+    QString value(const char *name, const QString &fallback = {}) const {
+        const auto it = values.find(QString::fromLatin1(name));
+        return it == values.end() ? fallback : it->second;
+    }
+    bool flag(const char *name) const { return flags.count(QString::fromLatin1(name)) != 0; }
+};
+
+Parsed parse(const QStringList &args) {
+    Parsed out;
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        QString name = args[i];
+        QString value;
+        bool inlineValue = false;
+        if (const qsizetype eq = name.indexOf(QLatin1Char('=')); name.startsWith(QStringLiteral("--")) && eq > 0) {
+            value = name.mid(eq + 1);
+            name = name.left(eq);
+            inlineValue = true;
+        }
+        if (kFlags.contains(name)) {
+            if (inlineValue)
+                throw InvalidArgument(name.toStdString() + " takes no value");
+            out.flags[name] = true;
+        } else if (kValued.contains(name)) {
+            if (!inlineValue) {
+                if (i + 1 >= args.size())
+                    throw InvalidArgument(name.toStdString() + " needs a value");
+                value = args[++i];
+            }
+            if (out.values.count(name))
+                throw InvalidArgument(name.toStdString() + " given twice");
+            out.values[name] = value;
+        } else {
+            throw InvalidArgument("unknown option '" + name.toStdString() +
+                                  "' for a headless export; see remat-studio --help-export");
+        }
+    }
+    return out;
+}
+
+long long integer(const Parsed &p, const char *name, long long fallback, long long min, long long max) {
+    if (!p.has(name))
+        return fallback;
+    const QString text = p.value(name);
+    bool ok = false;
+    const long long v = text.toLongLong(&ok);
+    if (!ok || v < min || v > max)
+        throw InvalidArgument(std::string(name) + " must be an integer from " + std::to_string(min) + " to " +
+                              std::to_string(max) + ", got '" + text.toStdString() + "'");
+    return v;
+}
+
+double real(const Parsed &p, const char *name, double fallback, double minExclusive, double max) {
+    if (!p.has(name))
+        return fallback;
+    const QString text = p.value(name);
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    if (!ok || !std::isfinite(v) || v <= minExclusive || v > max)
+        throw InvalidArgument(std::string(name) + " must be a number above " + numberText(minExclusive) +
+                              " and at most " + numberText(max) + ", got '" + text.toStdString() + "'");
+    return v;
+}
+
+std::vector<std::string> splitList(const QString &text, const char *name) {
+    std::vector<std::string> out;
+    for (const QString &part : text.split(QLatin1Char(','))) {
+        const QString item = part.trimmed();
+        if (item.isEmpty())
+            throw InvalidArgument(std::string(name) + " has an empty item in '" + text.toStdString() + "'");
+        out.push_back(item.toStdString());
+    }
+    return out;
+}
+
+std::shared_ptr<const Model> buildModel(const Parsed &p) {
+    if (p.has("--model"))
+        throw InvalidArgument("--model is not supported by this build yet; use --n");
+    const int n = static_cast<int>(integer(p, "--n", 16, 1, Model::kMaxLayers));
+    ChainSpec spec;
+    if (p.has("--node-bytes")) {
+        spec.nodeBytes = parseBytes(p.value("--node-bytes").toStdString(), "--node-bytes");
+        if (spec.nodeBytes < 1)
+            throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + p.value("--node-bytes").toStdString() +
+                                  "'");
+    }
+    return std::make_shared<const Model>(Model::chain(n, spec));
+}
+
+struct Plan {
+    QString gif, png, csv, summaryCsv, json;
+    std::optional<double> at;
+};
+
+void say(const QString &line) {
+    std::fprintf(stdout, "%s\n", line.toLocal8Bit().constData());
+    std::fflush(stdout);
+}
+
+} // namespace
+
+bool wantsHeadlessExport(const QStringList &args) {
+    for (qsizetype i = 1; i < args.size(); ++i)
+        if (isExportOption(args[i]) || args[i] == QStringLiteral("--help-export"))
+            return true;
+    return false;
+}
+
+int runHeadlessExport(const QStringList &args) {
+    try {
+        const Parsed p = parse(args);
+        if (p.flag("--help-export")) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        Plan plan{p.value("--export-gif"), p.value("--export-png"), p.value("--export-csv"),
+                  p.value("--export-summary-csv"), p.value("--export-json"), std::nullopt};
+        for (const char *name : {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv", "--export-json"})
+            if (p.has(name) && p.value(name).isEmpty())
+                throw InvalidArgument(std::string(name) + " needs a file name");
+        if (plan.gif.isEmpty() && plan.png.isEmpty() && plan.csv.isEmpty() && plan.summaryCsv.isEmpty() &&
+            plan.json.isEmpty())
+            throw InvalidArgument("nothing to export; give --export-gif, --export-png, --export-csv, "
+                                  "--export-summary-csv or --export-json");
+
+        // Panes.
+        const auto model = buildModel(p);
+        StrategyParams params;
+        if (p.has("--every"))
+            params.every = static_cast<int>(integer(p, "--every", 1, 1, model->layers()));
+        if (p.has("--checkpoints")) {
+            std::vector<int> checkpoints;
+            for (const std::string &item : splitList(p.value("--checkpoints"), "--checkpoints")) {
+                bool ok = false;
+                const int v = QString::fromStdString(item).toInt(&ok);
+                if (!ok)
+                    throw InvalidArgument("--checkpoints must list integers, got '" + item + "'");
+                checkpoints.push_back(v);
+            }
+            params.checkpoints = std::move(checkpoints);
+        }
+        const std::vector<std::string> names =
+            splitList(p.value("--strategies", QStringLiteral("store-all,recompute-all,periodic")), "--strategies");
+        if (names.size() > 4)
+            throw InvalidArgument("--strategies lists " + std::to_string(names.size()) +
+                                  " strategies; the view holds at most 4");
+        for (const std::string &name : names)
+            StrategyRegistry::builtin().get(name); // unknown names fail before any planning
+
+        // Picture and animation.
+        GifExportOptions options;
+        const QString sync = p.value("--sync", QStringLiteral("cost"));
+        if (sync != QStringLiteral("cost") && sync != QStringLiteral("ops"))
+            throw InvalidArgument("--sync must be 'cost' or 'ops', got '" + sync.toStdString() + "'");
+        options.picture.axis = sync == QStringLiteral("ops") ? render::TimeAxis::Ops : render::TimeAxis::Cost;
+        const QString theme = p.value("--theme", QStringLiteral("light"));
+        if (theme != QStringLiteral("light") && theme != QStringLiteral("dark"))
+            throw InvalidArgument("--theme must be 'light' or 'dark', got '" + theme.toStdString() + "'");
+        options.picture.palette = render::Palette::forDarkMode(theme == QStringLiteral("dark"));
+        options.picture.paneOnly = p.flag("--pane-only");
+        const int width = static_cast<int>(integer(p, "--width", 960, 160, 4096));
+        const int autoHeight = options.picture.paneOnly ? width / 2 : width * 9 / 16;
+        const int height = static_cast<int>(integer(p, "--height", std::max(90, autoHeight), 90, 4096));
+        options.picture.size = QSize(width, height);
+        if (p.has("--caption") && p.flag("--no-caption"))
+            throw InvalidArgument("--caption and --no-caption exclude each other");
+        options.fps = real(p, "--fps", 8, 0, 50);
+        options.loops = static_cast<int>(integer(p, "--loops", 0, 0, 65536));
+        options.finalHoldMs = static_cast<int>(integer(p, "--hold", 2000, 0, 655350));
+        options.titleFrameMs = static_cast<int>(integer(p, "--title-frame", 0, 0, 655350));
+        const int sampleModes = int(p.has("--max-frames")) + int(p.has("--frame-every")) + int(p.flag("--all-frames"));
+        if (sampleModes > 1)
+            throw InvalidArgument("--max-frames, --frame-every and --all-frames exclude each other");
+        if (p.flag("--all-frames")) {
+            options.sampling.mode = FrameSampling::Mode::EveryOp;
+        } else if (p.has("--frame-every")) {
+            options.sampling.mode = FrameSampling::Mode::EveryKth;
+            options.sampling.every = static_cast<int>(integer(p, "--frame-every", 1, 1, 1'000'000'000));
+        } else {
+            options.sampling.mode = FrameSampling::Mode::MaxFrames;
+            options.sampling.maxFrames = static_cast<int>(integer(p, "--max-frames", 300, 2, 100'000));
+        }
+        if (p.has("--at")) {
+            if (plan.png.isEmpty())
+                throw InvalidArgument("--at needs --export-png (it picks the moment of the snapshot)");
+            plan.at = real(p, "--at", 0, -1, 1e300);
+        }
+
+        std::vector<ExportPane> panes = simulatePanes(model, names, params);
+        if (!p.flag("--no-caption"))
+            options.picture.caption = p.has("--caption") ? p.value("--caption") : defaultCaption(*model, panes);
+        // Planning the job checks the remaining options before anything is written.
+        TimelineGifExport job(panes, options);
+        if (plan.at && *plan.at > job.picture().endTime())
+            throw InvalidArgument("--at " + numberText(*plan.at) + " is past the end of the timeline (" +
+                                  numberText(job.picture().endTime()) + ")");
+
+        if (!plan.csv.isEmpty())
+            writeTimelineCsvFile(plan.csv, panes);
+        if (!plan.summaryCsv.isEmpty())
+            writeSummaryCsvFile(plan.summaryCsv, *model, panes);
+        if (!plan.json.isEmpty())
+            writeSummaryJsonFile(plan.json, *model, panes);
+        if (!plan.png.isEmpty())
+            writePngFile(plan.png, job.picture(), plan.at.value_or(job.picture().endTime()));
+        if (!plan.gif.isEmpty()) {
+            const GifExportResult result = job.run(plan.gif);
+            say(QStringLiteral("wrote %1: %2 frames, %3")
+                    .arg(plan.gif)
+                    .arg(result.framesWritten)
+                    .arg(QString::fromStdString(formatBytes(result.bytes))));
+        }
+        return 0;
+    } catch (const Error &e) {
+        std::fprintf(stderr, "remat-studio: %s\n", e.what());
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "remat-studio: export failed: %s\n", e.what());
+        return 2;
+    }
+}
+
+} // namespace remat::exporting

@@ -1,0 +1,195 @@
+#include "app/export/timeline_picture.h"
+
+#include "core/errors.h"
+#include "core/units.h"
+
+#include <QFont>
+#include <QFontMetricsF>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace remat::exporting {
+
+namespace {
+
+constexpr double kGap = 8;
+
+QFont textFont(int width, double scale = 1.0) {
+    QFont font;
+    font.setPixelSize(static_cast<int>(std::clamp(width / 72.0, 10.0, 16.0) * scale));
+    return font;
+}
+
+} // namespace
+
+TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
+    : panes_(std::move(panes)), options_(std::move(options)) {
+    if (panes_.empty())
+        throw InvalidArgument("nothing to draw: no strategy panes");
+    if (panes_.size() > 4)
+        throw InvalidArgument("at most 4 panes side by side, got " + std::to_string(panes_.size()));
+    if (options_.size.width() < 160 || options_.size.height() < 90)
+        throw InvalidArgument("picture size " + std::to_string(options_.size.width()) + "x" +
+                              std::to_string(options_.size.height()) + " is too small; use at least 160x90");
+    for (const ExportPane &pane : panes_) {
+        painters_.push_back(std::make_unique<render::SchedulePainter>(pane.timeline));
+        states_.push_back(pane.timeline->stateAt(-1));
+    }
+    std::vector<render::MemoryChartPainter::Series> series;
+    for (int i = 0; i < shownPanes(); ++i) {
+        const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
+        const std::string_view name = pane.strategy ? pane.strategy->name() : std::string_view("pane");
+        series.push_back({pane.timeline, QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())),
+                          pane.summary.peakBytes, pane.summary.peakStep});
+    }
+    chart_.setSeries(std::move(series), options_.axis);
+    const QFontMetricsF text(textFont(options_.size.width()));
+    const QFontMetricsF caption(textFont(options_.size.width(), 1.25));
+    captionHeight_ = options_.caption.isEmpty() ? 0 : std::ceil(caption.height() * 1.6);
+    paneTitleHeight_ = std::ceil(text.height() * 1.5);
+    statusHeight_ = std::ceil(text.height() * 1.4);
+}
+
+double TimelinePicture::endTime() const {
+    double end = 0;
+    for (int i = 0; i < shownPanes(); ++i)
+        end = std::max(end, render::totalTime(*panes_[static_cast<std::size_t>(i)].timeline, options_.axis));
+    return end;
+}
+
+std::int64_t TimelinePicture::stepAt(int index, double time) const {
+    return render::stepAtTime(*panes_[static_cast<std::size_t>(index)].timeline, time, options_.axis);
+}
+
+QRectF TimelinePicture::paneRect(int index) const {
+    const QSizeF size = options_.size;
+    const double top = captionHeight_;
+    const double bottom = options_.paneOnly ? size.height() : top + (size.height() - top) * 0.58;
+    const double width = (size.width() - kGap * (shownPanes() + 1)) / shownPanes();
+    return {kGap + index * (width + kGap), top, width, bottom - top};
+}
+
+QRectF TimelinePicture::scheduleRect(int index) const {
+    return paneRect(index).adjusted(0, paneTitleHeight_, 0, -statusHeight_);
+}
+
+render::ScheduleLayout TimelinePicture::layout(int index) const {
+    const int count = panes_[static_cast<std::size_t>(index)].timeline->model().forwardCount();
+    return render::ScheduleLayout::make(count, scheduleRect(index));
+}
+
+QRectF TimelinePicture::chartRect() const {
+    if (options_.paneOnly)
+        return {};
+    const QRectF last = paneRect(0);
+    return {kGap, last.bottom() + kGap, options_.size.width() - 2 * kGap,
+            options_.size.height() - last.bottom() - 2 * kGap};
+}
+
+const StepState &TimelinePicture::stateAt(int index, std::int64_t step) {
+    StepState &state = states_[static_cast<std::size_t>(index)];
+    const Timeline &timeline = *panes_[static_cast<std::size_t>(index)].timeline;
+    // Exports walk forward: a few advances beat a rebuild from a snapshot.
+    if (step >= state.step && step - state.step <= timeline.snapshotInterval()) {
+        while (state.step < step)
+            timeline.advance(state);
+    } else {
+        state = timeline.stateAt(step);
+    }
+    return state;
+}
+
+void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
+    const ExportPane &pane = panes_[static_cast<std::size_t>(index)];
+    const Timeline &timeline = *pane.timeline;
+    const render::Palette &palette = options_.palette;
+    const QRectF rect = paneRect(index);
+    const QFontMetricsF metrics(painter.font());
+
+    // Title: the pane's colour in the chart, then its strategy.
+    const double swatch = std::round(metrics.height() * 0.7);
+    painter.fillRect(QRectF(rect.left() + 2, rect.top() + (paneTitleHeight_ - swatch) / 2, swatch, swatch),
+                     palette.series[index % 4]);
+    painter.setPen(palette.text);
+    painter.drawText(QRectF(rect.left() + swatch + 8, rect.top(), rect.width() - swatch - 8, paneTitleHeight_),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     metrics.elidedText(pane.title, Qt::ElideRight, rect.width() - swatch - 8));
+
+    const std::int64_t step = stepAt(index, time);
+    painters_[static_cast<std::size_t>(index)]->paint(painter, layout(index), stateAt(index, step), palette);
+
+    // Status: where the pane is and what it holds.
+    QString status;
+    if (step < 0) {
+        status = QStringLiteral("before the first op \u00B7 %1 held")
+                     .arg(QString::fromStdString(formatBytes(timeline.model().bytes(timeline.model().inputNode()))));
+    } else {
+        status = QStringLiteral("op %1/%2 \u00B7 %3 \u00B7 %4 nodes, %5")
+                     .arg(step + 1)
+                     .arg(timeline.steps())
+                     .arg(QString::fromStdString(describe(timeline.model(), timeline.op(step))))
+                     .arg(timeline.residentCountAt(step))
+                     .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step))));
+    }
+    painter.setPen(palette.mutedText);
+    painter.drawText(QRectF(rect.left(), rect.bottom() - statusHeight_, rect.width(), statusHeight_),
+                     Qt::AlignLeft | Qt::AlignVCenter, metrics.elidedText(status, Qt::ElideRight, rect.width()));
+}
+
+void TimelinePicture::paint(QImage &image, double time) {
+    if (image.size() != options_.size || image.format() != QImage::Format_RGB32)
+        image = QImage(options_.size, QImage::Format_RGB32);
+    image.fill(options_.palette.background);
+    QPainter painter(&image);
+    painter.setFont(textFont(options_.size.width()));
+    if (!options_.caption.isEmpty()) {
+        painter.save();
+        painter.setFont(textFont(options_.size.width(), 1.25));
+        painter.setPen(options_.palette.text);
+        const QRectF band(kGap, 0, options_.size.width() - 2 * kGap, captionHeight_);
+        painter.drawText(band, Qt::AlignLeft | Qt::AlignVCenter,
+                         QFontMetricsF(painter.font()).elidedText(options_.caption, Qt::ElideRight, band.width()));
+        painter.restore();
+    }
+    for (int i = 0; i < shownPanes(); ++i)
+        paintPane(painter, i, time);
+    if (!options_.paneOnly)
+        chart_.paint(painter, chartRect(), time, options_.palette);
+}
+
+void TimelinePicture::paintTitle(QImage &image) {
+    if (image.size() != options_.size || image.format() != QImage::Format_RGB32)
+        image = QImage(options_.size, QImage::Format_RGB32);
+    const render::Palette &palette = options_.palette;
+    image.fill(palette.background);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const double w = options_.size.width();
+    const double h = options_.size.height();
+    QFont big = textFont(options_.size.width(), 2.0);
+    big.setBold(true);
+    painter.setFont(big);
+    painter.setPen(palette.text);
+    const QString title = options_.caption.isEmpty() ? QStringLiteral("Gradient checkpointing") : options_.caption;
+    painter.drawText(QRectF(w * 0.06, h * 0.12, w * 0.88, h * 0.3), Qt::AlignCenter | Qt::TextWordWrap, title);
+
+    painter.setFont(textFont(options_.size.width(), 1.2));
+    double y = h * 0.45;
+    const double line = QFontMetricsF(painter.font()).height() * 1.5;
+    for (int i = 0; i < shownPanes(); ++i) {
+        const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
+        const QString text = QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
+                                 .arg(pane.title, QString::fromStdString(formatBytes(pane.summary.peakBytes)))
+                                 .arg(pane.summary.forwardEvaluations);
+        painter.fillRect(QRectF(w * 0.12, y + line * 0.3, line * 0.4, line * 0.4), palette.series[i % 4]);
+        painter.setPen(palette.text);
+        painter.drawText(QRectF(w * 0.12 + line * 0.7, y, w * 0.8, line), Qt::AlignLeft | Qt::AlignVCenter, text);
+        y += line;
+    }
+    painter.setFont(textFont(options_.size.width()));
+    render::SchedulePainter::paintLegend(painter, QRectF(w * 0.12, y + line * 0.5, w * 0.76, h - y), palette);
+}
+
+} // namespace remat::exporting

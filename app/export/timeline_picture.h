@@ -1,0 +1,71 @@
+#pragma once
+// The studio's view as one picture, for GIF frames and PNG snapshots: the
+// panes side by side (or one pane) with their titles and a status line, and
+// the shared memory chart with its playhead, under an optional caption.
+// Everything is drawn by the render library's painters (SchedulePainter,
+// MemoryChartPainter), the same code that paints the screen; this class only
+// arranges their rectangles.
+#include "app/export/export_pane.h"
+#include "app/render/memory_chart_painter.h"
+#include "app/render/schedule_painter.h"
+
+#include <QImage>
+#include <QSize>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace remat::exporting {
+
+class TimelinePicture {
+public:
+    struct Options {
+        QSize size{960, 540};
+        render::TimeAxis axis = render::TimeAxis::Cost;
+        render::Palette palette = render::Palette::light();
+        bool paneOnly = false;   // the first pane alone, without the memory chart
+        QString caption;         // a line on top of every frame; empty: none
+    };
+
+    // Throws remat::InvalidArgument for no panes, more than four, or a size
+    // too small to draw in (under 160 x 90).
+    TimelinePicture(std::vector<ExportPane> panes, Options options);
+
+    const std::vector<ExportPane> &panes() const { return panes_; }
+    const Options &options() const { return options_; }
+    // How many panes are drawn (1 when paneOnly).
+    int shownPanes() const { return options_.paneOnly ? 1 : static_cast<int>(panes_.size()); }
+    double endTime() const;
+    // The step pane `index` shows at `time` (the player's rule, render::stepAtTime).
+    std::int64_t stepAt(int index, double time) const;
+
+    // Where pane `index` draws its schedule, and its node positions there.
+    QRectF scheduleRect(int index) const;
+    render::ScheduleLayout layout(int index) const;
+    QRectF chartRect() const; // empty when paneOnly
+
+    // Paints the view at `time` into `image` (resized to options().size when
+    // it differs). Stepping forward through time is O(ops stepped).
+    void paint(QImage &image, double time);
+    // A title card: the caption large, the panes' names and the legend of
+    // node states.
+    void paintTitle(QImage &image);
+
+private:
+    void paintPane(QPainter &painter, int index, double time);
+    const StepState &stateAt(int index, std::int64_t step);
+    QRectF paneRect(int index) const;
+
+    std::vector<ExportPane> panes_;
+    Options options_;
+    std::vector<std::unique_ptr<render::SchedulePainter>> painters_;
+    std::vector<StepState> states_;
+    render::MemoryChartPainter chart_;
+    double captionHeight_ = 0;
+    double paneTitleHeight_ = 0;
+    double statusHeight_ = 0;
+};
+
+} // namespace remat::exporting
