@@ -24,13 +24,17 @@ std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vect
     return rows;
 }
 
-std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params) {
+std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params,
+                                               const Model *model) {
     const StrategyRegistry &registry = StrategyRegistry::builtin();
     std::vector<const Strategy *> out;
     if (names == "all") {
         for (const Strategy *s : registry.all()) {
-            const bool wanted = s->runsWithDefaults() || (s->name() == "checkpoints" && params.checkpoints);
-            if (wanted)
+            const bool budgetGiven = params.budgetBytes || params.budgetNodes;
+            const bool wanted = s->runsWithDefaults() || (s->name() == "checkpoints" && params.checkpoints) ||
+                                (s->name() == "budget" && budgetGiven);
+            const bool plansModel = !model || model->isChain() || s->worksOnGraphs();
+            if (wanted && plansModel)
                 out.push_back(s);
         }
         return out;

@@ -25,7 +25,10 @@ std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vect
                                              const StrategyParams &params);
 
 // The strategies named in a comma-separated list, or every strategy that runs
-// with defaults (plus `checkpoints` when a checkpoint list is given) for "all".
-std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params);
+// with defaults (plus `checkpoints` when a checkpoint list is given, `budget`
+// when a budget is) for "all"; given a graph with skip connections, "all"
+// keeps only the strategies that plan graphs.
+std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params,
+                                               const Model *model = nullptr);
 
 } // namespace remat

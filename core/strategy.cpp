@@ -36,11 +36,16 @@ void Strategy::requireChain(const Model &model) const {
         throw InvalidArgument(std::string(name()) + " works on chains; this model is a graph with skip connections");
 }
 
-void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints) const {
+void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots,
+                            bool usesBudget) const {
     if (params.every && !usesEvery)
         throw InvalidArgument("--every applies to periodic, not to " + std::string(name()));
     if (params.checkpoints && !usesCheckpoints)
         throw InvalidArgument("--checkpoints applies to checkpoints, not to " + std::string(name()));
+    if (params.checkpointSlots && !usesSlots)
+        throw InvalidArgument("--slots applies to revolve and budget, not to " + std::string(name()));
+    if ((params.budgetBytes || params.budgetNodes || params.memorySteps) && !usesBudget)
+        throw InvalidArgument("--budget applies to budget, not to " + std::string(name()));
 }
 
 } // namespace remat

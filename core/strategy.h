@@ -5,6 +5,7 @@
 #include "core/schedule.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,14 @@ namespace remat {
 struct StrategyParams {
     std::optional<int> every;                    // periodic: checkpoint every k-th node
     std::optional<std::vector<int>> checkpoints; // checkpoints: explicit forward nodes
+    std::optional<int> checkpointSlots;          // revolve, budget: checkpoint slots (a_0 included)
+    std::optional<std::int64_t> budgetBytes;     // budget: peak bytes the simulator may count
+    std::optional<std::int64_t> budgetNodes;     // budget: peak resident nodes the simulator may count
+    std::optional<int> memorySteps;              // budget: discretization of a byte budget (default 512)
+    // Long planners (budget) report progress in [0, 1] and stop with Cancelled
+    // when `cancelled` returns true. Both may be empty.
+    std::function<void(double)> progress;
+    std::function<bool()> cancelled;
 };
 
 // Analytic size of a schedule, known before it is built.
@@ -40,6 +49,8 @@ public:
     virtual std::string_view computeClass() const = 0; // e.g. "O(n)"
     // True when the strategy needs no parameter from the user (it runs in "all").
     virtual bool runsWithDefaults() const { return true; }
+    // True when the strategy plans graphs with skip connections, not only chains.
+    virtual bool worksOnGraphs() const { return false; }
 
     // Validates parameters, refuses schedules over kMaxOps, then plans.
     // Throws InvalidArgument or LimitExceeded with a message for the user.
@@ -54,7 +65,8 @@ protected:
 
     // Helpers for strategies.
     void requireChain(const Model &model) const;
-    void rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints) const;
+    void rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots = false,
+                      bool usesBudget = false) const;
 };
 
 } // namespace remat

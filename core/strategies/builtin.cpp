@@ -8,6 +8,10 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
     registry.add(makeRecomputeAllStrategy());
     registry.add(makePeriodicStrategy());
     registry.add(makeCheckpointsStrategy());
+    registry.add(makeRevolveStrategy());
+    registry.add(makeRecursiveStrategy());
+    registry.add(makeBudgetStrategy());
+    registry.add(makeAutoStrategy());
 }
 
 } // namespace remat

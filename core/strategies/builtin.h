@@ -10,5 +10,9 @@ std::unique_ptr<Strategy> makeStoreAllStrategy();
 std::unique_ptr<Strategy> makeRecomputeAllStrategy();
 std::unique_ptr<Strategy> makePeriodicStrategy();
 std::unique_ptr<Strategy> makeCheckpointsStrategy();
+std::unique_ptr<Strategy> makeRevolveStrategy();
+std::unique_ptr<Strategy> makeRecursiveStrategy();
+std::unique_ptr<Strategy> makeBudgetStrategy();
+std::unique_ptr<Strategy> makeAutoStrategy();
 
 } // namespace remat

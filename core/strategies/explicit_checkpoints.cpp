@@ -1,6 +1,7 @@
 // checkpoints: the forward nodes the user chose (by list, or by clicking in the
 // studio) are kept between the passes; every other segment is recomputed once.
 #include "core/errors.h"
+#include "core/planners/dag_plans.h"
 #include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
 #include "core/strategies/segments.h"
@@ -18,17 +19,19 @@ public:
     std::string_view memoryClass() const override { return "O(|C| + longest segment)"; }
     std::string_view computeClass() const override { return "O(n)"; }
     bool runsWithDefaults() const override { return false; }
+    bool worksOnGraphs() const override { return true; }
 
     OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
         const std::size_t c = params.checkpoints ? params.checkpoints->size() : 0;
-        const double f = segmentForwardEvaluations(n, c);
+        const double f = model.isChain() || !params.checkpoints
+                             ? segmentForwardEvaluations(n, c)
+                             : planners::segmentOrderForwardEvaluations(model, *params.checkpoints);
         return {f, n + 1.0, 2 * (f + n + 1), "2n - |C| - 1"};
     }
 
 protected:
     void validate(const Model &model, const StrategyParams &params) const override {
-        requireChain(model);
         rejectUnused(params, false, true);
         if (!params.checkpoints)
             throw InvalidArgument("checkpoints needs a list of forward nodes, e.g. --checkpoints 3,7,11");
@@ -51,7 +54,9 @@ protected:
         Schedule s;
         s.checkpoints = *params.checkpoints;
         s.description = std::to_string(s.checkpoints.size()) + " chosen checkpoints";
-        s.ops = insertFrees(model, segmentComputeOrder(model, s.checkpoints));
+        // On a chain the two orders agree; segmentOrder also follows skip connections.
+        s.ops = insertFrees(model, model.isChain() ? segmentComputeOrder(model, s.checkpoints)
+                                                   : planners::segmentOrder(model, s.checkpoints));
         return s;
     }
 };

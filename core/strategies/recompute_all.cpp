@@ -1,6 +1,7 @@
 // recompute-all ("as late as possible"): keep only a_0; before each gradient
-// b_j, recompute a_1..a_j from the input. n(n+1)/2 forward evaluations, O(1)
-// memory.
+// b_j, recompute a_1..a_j from the input (on a graph: the ancestors of a_j).
+// n(n+1)/2 forward evaluations on a chain, O(1) memory.
+#include "core/planners/dag_plans.h"
 #include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
 
@@ -16,6 +17,7 @@ public:
     }
     std::string_view memoryClass() const override { return "O(1)"; }
     std::string_view computeClass() const override { return "O(n^2)"; }
+    bool worksOnGraphs() const override { return true; }
 
     OpEstimate estimate(const Model &model, const StrategyParams &) const override {
         const double n = model.layers();
@@ -24,26 +26,14 @@ public:
     }
 
 protected:
-    void validate(const Model &model, const StrategyParams &params) const override {
-        requireChain(model);
+    void validate(const Model &, const StrategyParams &params) const override {
         rejectUnused(params, false, false);
     }
 
     Schedule plan(const Model &model, const StrategyParams &) const override {
-        const int n = model.layers();
-        std::vector<NodeId> order;
-        order.reserve(static_cast<std::size_t>(n) * (n + 1) / 2 + n + 1);
-        for (int i = 1; i <= n; ++i)
-            order.push_back(model.forwardNode(i));
-        order.push_back(model.backwardNode(n));
-        for (int j = n - 1; j >= 0; --j) {
-            for (int i = 1; i <= j; ++i)
-                order.push_back(model.forwardNode(i));
-            order.push_back(model.backwardNode(j));
-        }
         Schedule s;
         s.description = "keep only a_0";
-        s.ops = insertFrees(model, order);
+        s.ops = insertFrees(model, planners::recomputeAllOrder(model));
         return s;
     }
 };

@@ -1,0 +1,109 @@
+#include "core/planners/exhaustive.h"
+
+#include "core/errors.h"
+
+#include <queue>
+#include <string>
+#include <unordered_map>
+
+namespace remat::planners {
+
+namespace {
+
+struct State {
+    std::uint32_t resident; // bit x: node x resident
+    std::uint32_t done;     // bit i: b_i computed
+    std::uint64_t key() const { return (std::uint64_t{done} << 32) | resident; }
+};
+
+struct Visit {
+    double cost;
+    std::uint64_t previous;
+    Op op;
+};
+
+} // namespace
+
+std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_t budget, Measure measure) {
+    const int f = model.forwardCount();
+    if (f > kMaxExhaustiveForwardNodes)
+        throw LimitExceeded("exhaustive search takes models of up to " +
+                            std::to_string(kMaxExhaustiveForwardNodes) + " forward nodes, got " + std::to_string(f));
+    const int nodes = model.nodeCount();
+    auto weight = [&](NodeId x) { return measure == Measure::Bytes ? model.bytes(x) : std::int64_t{1}; };
+    auto workspace = [&](NodeId x) { return measure == Measure::Bytes ? model.workspace(x) : std::int64_t{0}; };
+    std::vector<std::uint32_t> readMask(nodes, 0);
+    for (int x = 0; x < nodes; ++x)
+        for (NodeId r : model.reads(static_cast<NodeId>(x)))
+            readMask[x] |= 1u << r;
+    const std::uint32_t allDone = (f == 32 ? 0u : (1u << f)) - 1;
+    const NodeId inputGradient = model.inputGradient();
+
+    const State start{1u << model.inputNode(), 0};
+    if (weight(model.inputNode()) > budget)
+        return std::nullopt;
+    std::unordered_map<std::uint64_t, Visit> best;
+    using Entry = std::pair<double, std::uint64_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
+    best[start.key()] = {0, start.key(), Op::compute(0)};
+    frontier.push({0, start.key()});
+    std::optional<std::uint64_t> goal;
+    while (!frontier.empty()) {
+        const auto [cost, key] = frontier.top();
+        frontier.pop();
+        if (cost > best[key].cost)
+            continue;
+        const State s{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
+        if (s.done == allDone) {
+            goal = key;
+            break;
+        }
+        std::int64_t resident = 0;
+        for (int x = 0; x < nodes; ++x)
+            if (s.resident >> x & 1u)
+                resident += weight(static_cast<NodeId>(x));
+        auto relax = [&](State next, double c, Op op) {
+            auto [it, fresh] = best.try_emplace(next.key(), Visit{c, key, op});
+            if (!fresh && c >= it->second.cost)
+                return;
+            it->second = {c, key, op};
+            frontier.push({c, next.key()});
+        };
+        for (int x = 0; x < nodes; ++x) {
+            const NodeId id = static_cast<NodeId>(x);
+            const std::uint32_t bit = 1u << x;
+            if (s.resident & bit) {
+                // Free anything but the pinned a_0 and b_0.
+                if (id != model.inputNode() && id != inputGradient)
+                    relax({s.resident & ~bit, s.done}, cost, Op::free(id));
+                continue;
+            }
+            if (id == model.inputNode())
+                continue;
+            const bool backward = model.isBackward(id);
+            if (backward && (s.done >> model.indexOf(id) & 1u))
+                continue;
+            if ((s.resident & readMask[x]) != readMask[x])
+                continue;
+            if (resident + weight(id) + workspace(id) > budget)
+                continue;
+            State next{s.resident | bit, s.done};
+            if (backward)
+                next.done |= 1u << model.indexOf(id);
+            relax(next, cost + model.cost(id), Op::compute(id));
+        }
+    }
+    if (!goal)
+        return std::nullopt;
+    ExhaustiveResult result;
+    result.cost = best[*goal].cost;
+    std::vector<Op> reversed;
+    for (std::uint64_t key = *goal; key != start.key(); key = best[key].previous)
+        reversed.push_back(best[key].op);
+    result.schedule.strategy = "exhaustive";
+    result.schedule.description = "cheapest schedule by exhaustive search";
+    result.schedule.ops.assign(reversed.rbegin(), reversed.rend());
+    return result;
+}
+
+} // namespace remat::planners

@@ -1,0 +1,83 @@
+// budget: the least-cost schedule whose simulated peak fits a memory budget
+// (--budget in bytes or nodes, or --slots). Exact on chains (dynamic
+// programming, core/planners/chain_budget.h); on graphs with skip connections
+// a labelled heuristic (core/planners/dag_budget.h).
+#include "core/errors.h"
+#include "core/planners/chain_budget.h"
+#include "core/planners/dag_budget.h"
+#include "core/schedule_builder.h"
+#include "core/strategies/builtin.h"
+
+namespace remat {
+
+namespace {
+
+class BudgetStrategy final : public Strategy {
+public:
+    std::string_view name() const override { return "budget"; }
+    std::string_view summary() const override {
+        return "the least compute within a memory budget (--budget 2GiB or --budget 12 nodes, or --slots C); "
+               "exact on chains, a heuristic on graphs";
+    }
+    std::string_view memoryClass() const override { return "<= budget"; }
+    std::string_view computeClass() const override { return "least for the budget"; }
+    bool runsWithDefaults() const override { return false; }
+    bool worksOnGraphs() const override { return true; }
+
+    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+        // Never worse than recompute-all, which fits the smallest budgets.
+        const double n = model.layers();
+        const double f = n * (n + 1) / 2;
+        return {f, n + 1, 2 * (f + n + 1), "at most n(n+1)/2"};
+    }
+
+protected:
+    void validate(const Model &, const StrategyParams &params) const override {
+        rejectUnused(params, false, false, true, true);
+        const int given = (params.budgetBytes ? 1 : 0) + (params.budgetNodes ? 1 : 0) + (params.checkpointSlots ? 1 : 0);
+        if (given == 0)
+            throw InvalidArgument("budget needs a memory budget: --budget 2GiB (bytes), --budget 12 (nodes) or "
+                                  "--slots C");
+        if (given > 1)
+            throw InvalidArgument("budget takes one of --budget in bytes, --budget in nodes or --slots, not several");
+        if (params.checkpointSlots && *params.checkpointSlots < 1)
+            throw InvalidArgument("--slots must be at least 1 (a_0 always takes one slot), got " +
+                                  std::to_string(*params.checkpointSlots));
+    }
+
+    Schedule plan(const Model &model, const StrategyParams &params) const override {
+        planners::ChainBudget budget;
+        if (params.budgetBytes) {
+            budget.unit = planners::BudgetUnit::Bytes;
+            budget.amount = *params.budgetBytes;
+        } else if (params.budgetNodes) {
+            budget.unit = planners::BudgetUnit::Nodes;
+            budget.amount = *params.budgetNodes;
+        } else {
+            budget.unit = planners::BudgetUnit::Slots;
+            budget.amount = *params.checkpointSlots;
+        }
+        if (params.memorySteps)
+            budget.memorySteps = *params.memorySteps;
+        const planners::PlanCallbacks callbacks{params.progress, params.cancelled};
+        Schedule s;
+        if (model.isChain()) {
+            planners::ChainPlan plan = planners::planChainBudget(model, budget, callbacks);
+            s.description = std::move(plan.description);
+            s.checkpoints = std::move(plan.checkpoints);
+            s.ops = insertFrees(model, plan.order);
+        } else {
+            planners::DagPlan plan = planners::planDagBudget(model, budget.unit, budget.amount, callbacks);
+            s.description = std::move(plan.description);
+            s.checkpoints = std::move(plan.checkpoints);
+            s.ops = insertFrees(model, plan.order);
+        }
+        return s;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeBudgetStrategy() { return std::make_unique<BudgetStrategy>(); }
+
+} // namespace remat
