@@ -126,6 +126,7 @@ double CpuBackend::stopTimerSeconds() {
 }
 
 void CpuBackend::deviceWatchBegin() {
+    allocator_.trim();
     trimHeap();
     rssBaseline_ = resetPeakResident() ? residentBytes() : std::nullopt;
 }

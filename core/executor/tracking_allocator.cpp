@@ -11,22 +11,48 @@ namespace remat::exec {
 float *TrackingAllocator::allocate(std::int64_t bytes) {
     if (bytes <= 0)
         throw InvalidArgument("buffer size must be positive, got " + std::to_string(bytes));
+    float *result = nullptr;
+    if (auto found = cache_.find(bytes); found != cache_.end() && !found->second.empty()) {
+        result = found->second.back();
+        found->second.pop_back();
+        cached_ -= bytes;
+    } else {
+        result = fresh(bytes);
+    }
+    live_ += bytes;
+    ++allocations_;
+    if (live_ > peak_)
+        peak_ = live_;
+    return result;
+}
+
+float *TrackingAllocator::fresh(std::int64_t bytes) {
     // aligned_alloc wants a multiple of the alignment.
     const auto rounded = (static_cast<std::size_t>(bytes) + kAlignment - 1) / kAlignment * kAlignment;
     void *p = std::aligned_alloc(kAlignment, rounded);
     if (!p)
         throw OutOfMemory("host out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) +
-                          " bytes) with " + formatBytes(live_) + " of activations already live");
-    live_ += bytes;
-    ++allocations_;
-    if (live_ > peak_)
-        peak_ = live_;
+                          " bytes) with " + formatBytes(live_) + " of activations live and " +
+                          formatBytes(cached_) + " cached");
     return static_cast<float *>(p);
 }
 
 void TrackingAllocator::release(float *pointer, std::int64_t bytes) noexcept {
-    std::free(pointer);
     live_ -= bytes;
+    try {
+        cache_[bytes].push_back(pointer);
+        cached_ += bytes;
+    } catch (...) { // no room to remember it: give it back instead
+        std::free(pointer);
+    }
+}
+
+void TrackingAllocator::trim() noexcept {
+    for (auto &[bytes, blocks] : cache_)
+        for (float *p : blocks)
+            std::free(p);
+    cache_.clear();
+    cached_ = 0;
 }
 
 } // namespace remat::exec

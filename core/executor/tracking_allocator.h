@@ -2,9 +2,15 @@
 // Host memory for node and workspace buffers, counted: every byte the CPU
 // backend holds for activations passes through here, so the live and peak
 // byte counts are exact (the sizes requested, not what malloc rounds to).
+// Released blocks are cached by size and reused, as PyTorch's caching
+// allocator does: a step allocates the same few sizes over and over, and
+// going back to malloc (mmap and page faults for large blocks) each time
+// costs several percent of a step. trim() returns the cache to the system.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace remat::exec {
 
@@ -16,13 +22,25 @@ public:
     // Throws OutOfMemory naming the bytes asked and the bytes live.
     float *allocate(std::int64_t bytes);
     void release(float *pointer, std::int64_t bytes) noexcept;
+    // Frees every cached block (live blocks stay).
+    void trim() noexcept;
+
+    TrackingAllocator() = default;
+    TrackingAllocator(const TrackingAllocator &) = delete;
+    TrackingAllocator &operator=(const TrackingAllocator &) = delete;
+    ~TrackingAllocator() { trim(); }
 
     std::int64_t liveBytes() const { return live_; }
     std::int64_t peakBytes() const { return peak_; }
     std::int64_t allocations() const { return allocations_; }
+    std::int64_t cachedBytes() const { return cached_; }
     void resetPeak() { peak_ = live_; }
 
 private:
+    float *fresh(std::int64_t bytes);
+
+    std::unordered_map<std::int64_t, std::vector<float *>> cache_; // by requested size
+    std::int64_t cached_ = 0;
     std::int64_t live_ = 0;
     std::int64_t peak_ = 0;
     std::int64_t allocations_ = 0;
