@@ -1,0 +1,208 @@
+// The studio window end to end, offscreen: it starts with the three seed
+// strategies, plays to the end, draws exactly the simulator's resident set,
+// turns a click on a node into a checkpoint (and the summary follows),
+// remembers the session, and never prints a Qt warning.
+#include "app/render/palette.h"
+#include "app/studio/main_window.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/pane_widget.h"
+#include "app/studio/summary_table.h"
+#include "core/simulator.h"
+#include "core/strategy_registry.h"
+
+#include <QApplication>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace remat;
+using remat::studio::MainWindow;
+
+namespace {
+
+QStringList warnings;
+
+void failOnWarnings(QtMsgType type, const QMessageLogContext &, const QString &message) {
+    // The offscreen platform itself says this for every top-level window.
+    if (message.contains(QLatin1String("does not support propagateSizeHints")))
+        return;
+    if (type != QtDebugMsg && type != QtInfoMsg)
+        warnings << message;
+}
+
+MainWindow::Options fresh() {
+    MainWindow::Options o;
+    o.restoreSession = false;
+    return o;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void init() {
+        warnings.clear();
+        qInstallMessageHandler(failOnWarnings);
+    }
+
+    void cleanup() {
+        qInstallMessageHandler(nullptr);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join('\n')));
+    }
+
+    void startsWithTheSeedStrategiesAndPlaysToTheEnd() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.layers(), 16);
+        QCOMPARE(window.paneCount(), 3);
+        const char *expected[] = {"store-all", "recompute-all", "periodic"};
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(window.run(i));
+            QCOMPARE(QString::fromStdString(window.run(i)->timeline->schedule().strategy), QString(expected[i]));
+            QCOMPARE(window.summaryTable()->item(i, studio::SummaryTable::PeakNodes)->text(),
+                     QString::number(window.run(i)->summary.peakNodes));
+        }
+        window.setSpeed(5000);
+        window.player()->play();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.player()->isPlaying(), 10000);
+        QCOMPARE(window.player()->position(), window.player()->lastPosition());
+        QVERIFY(window.pane(1)->narration().contains("backward pass is complete"));
+        QVERIFY(window.close());
+    }
+
+    void panesDrawTheSimulatorsResidentSet() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.setTheme(studio::Theme::Light);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const render::Palette palette = render::Palette::light();
+        const QColor residentFills[] = {palette.resident, palette.recomputed, palette.current};
+        for (const double fraction : {0.1, 0.3, 0.6}) {
+            window.player()->seekTime(fraction * window.player()->endTime());
+            for (int i = 0; i < window.paneCount(); ++i) {
+                studio::ScheduleView *view = window.pane(i)->view();
+                const QImage image = view->grab().toImage();
+                const auto layout = view->layout();
+                const Timeline &tl = *window.run(i)->timeline;
+                const StepState state = tl.stateAt(window.player()->stepOf(i));
+                QCOMPARE(view->step(), state.step);
+                for (NodeId id = 0; id < NodeId(tl.model().nodeCount()); ++id) {
+                    const QPointF c = layout.center(tl.model(), id) * image.devicePixelRatio();
+                    const QColor pixel = image.pixelColor(c.toPoint());
+                    const bool drawn = std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
+                    QCOMPARE(drawn, state.resident[id] != 0);
+                }
+            }
+        }
+        window.setTheme(studio::Theme::System);
+    }
+
+    void clickingANodeTogglesACheckpoint() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        studio::ScheduleView *view = window.pane(2)->view(); // periodic, k = 4
+        const Model &model = *window.run(2)->model;
+        const QPoint a5 = view->layout().center(model, 5).toPoint();
+        QTest::mouseClick(view, Qt::LeftButton, {}, a5);
+        QCOMPARE(window.paneConfig(2).strategy, std::string("checkpoints"));
+        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 5, 8, 12}));
+        // The summary shows the simulator's counts for the new schedule at once.
+        StrategyParams params;
+        params.checkpoints = std::vector<int>{4, 5, 8, 12};
+        const Summary expected =
+            Simulator::summarize(model, StrategyRegistry::builtin().get("checkpoints").makeSchedule(model, params));
+        auto cell = [&](int column) { return window.summaryTable()->item(2, column)->text(); };
+        QCOMPARE(cell(studio::SummaryTable::Strategy), QString("checkpoints"));
+        QCOMPARE(cell(studio::SummaryTable::ForwardEvaluations), QString::number(expected.forwardEvaluations));
+        QCOMPARE(cell(studio::SummaryTable::PeakNodes), QString::number(expected.peakNodes));
+        QCOMPARE(cell(studio::SummaryTable::Recomputations), QString::number(expected.recomputations));
+        // Clicking again drops it.
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 5).toPoint());
+        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
+        QCOMPARE(cell(studio::SummaryTable::ForwardEvaluations), QString::number(window.run(2)->summary.forwardEvaluations));
+        // Backward nodes and a_0 are not checkpoints: nothing changes.
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, model.backwardNode(3)).toPoint());
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 0).toPoint());
+        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
+    }
+
+    void tooltipsExplainANode() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.player()->seek(5);
+        const QString text = window.pane(0)->view()->describeNode(0);
+        QVERIFY(text.contains("a_0") && text.contains("the input: always kept") && text.contains("Computed 0 times"));
+        const QString chart = window.chart()->describeTime(0.5);
+        QVERIFY2(chart.contains("compute a_1") && chart.contains("store-all"), qPrintable(chart));
+    }
+
+    void badParametersReachTheUser() {
+        MainWindow window(fresh());
+        studio::PaneConfig config;
+        config.strategy = "checkpoints";
+        config.params.checkpoints = std::vector<int>{99};
+        window.setPaneConfig(0, config);
+        QVERIFY(!window.run(0)); // not simulated, and the pane says why
+        QVERIFY2(window.pane(0)->narration().contains("checkpoint 99 is out of range"), qPrintable(window.pane(0)->narration()));
+        QCOMPARE(window.summaryTable()->item(0, 0)->text(), QString("(not simulated)"));
+        // The other panes still play.
+        window.player()->jumpToEnd();
+        QVERIFY(window.player()->stepOf(0) >= 0);
+    }
+
+    void changingNKeepsThePanes() {
+        MainWindow window(fresh());
+        window.setLayers(64);
+        QCOMPARE(window.paneCount(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(window.run(i)->model->layers(), 64);
+        window.setSyncByTime(false);
+        window.player()->jumpToEnd();
+        QCOMPARE(window.player()->stepOf(1), window.run(1)->timeline->steps() - 1);
+    }
+
+    void sessionPersists() {
+        QStandardPaths::setTestModeEnabled(true);
+        {
+            MainWindow window(fresh());
+            window.setLayers(20);
+            studio::PaneConfig config;
+            config.strategy = "checkpoints";
+            config.params.checkpoints = std::vector<int>{2, 9};
+            window.setPaneConfig(1, config);
+            window.setSyncByTime(false);
+            window.setSpeed(12);
+            QVERIFY(window.close());
+        }
+        MainWindow restored({});
+        QCOMPARE(restored.layers(), 20);
+        QCOMPARE(restored.paneCount(), 3);
+        QCOMPARE(restored.paneConfig(1).strategy, std::string("checkpoints"));
+        QCOMPARE(*restored.paneConfig(1).params.checkpoints, (std::vector<int>{2, 9}));
+        QVERIFY(!restored.syncByTime());
+        QCOMPARE(restored.player()->speed(), 12.0);
+    }
+};
+
+int main(int argc, char **argv) {
+    // Keep the offscreen run quiet about a missing runtime dir, and out of the user's settings.
+    QTemporaryDir runtime;
+    qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
+    QFile::setPermissions(runtime.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("remat-test");
+    QApplication::setApplicationName("remat-studio-test");
+    TestMainWindow test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_main_window.moc"
