@@ -21,6 +21,9 @@ struct SimulateOptions {
     std::string every;
     std::string checkpoints;
     bool checkpointsGiven = false;
+    std::string modelFile; // --model FILE instead of a chain of --n layers
+    std::string slots;     // revolve, budget
+    std::string budget;    // budget: "2GiB" (bytes) or "12" (nodes)
     ModelOptions model;
     Format format = Format::Table;
     bool timeline = false;
@@ -34,7 +37,15 @@ struct SweepOptions {
     Format format = Format::Table;
 };
 
+struct PlanOptions {
+    std::string modelFile;
+    std::string budget;
+    std::string memorySteps;
+    Format format = Format::Table;
+};
+
 void runSimulate(const SimulateOptions &options, std::ostream &out);
+void runPlan(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
 // `remat measure` (docs/executor.md): runs schedules on a real network.
@@ -55,6 +66,8 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
 
 // Shared by the commands.
 Model buildChain(const std::string &nText, const ModelOptions &options);
+// --budget: a plain number is nodes, a size with a unit ("2GiB", "512B") is bytes.
+void parseBudget(const std::string &text, StrategyParams &params);
 void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n);
 
 } // namespace remat::cli

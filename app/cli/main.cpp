@@ -42,7 +42,8 @@ int main(int argc, char **argv) {
 
     SimulateOptions sim;
     auto *simulate = app.add_subcommand("simulate", "Simulate strategies on a chain of n layers and compare them");
-    simulate->add_option("--n", sim.n, "Number of layers n, 1 to 1000000 (default 16). Example: --n 64");
+    auto *nOption =
+        simulate->add_option("--n", sim.n, "Number of layers n, 1 to 1000000 (default 16). Example: --n 64");
     simulate->add_option("--strategy", sim.strategy, strategyHelp() + "\n(default all). Example: --strategy periodic");
     simulate->add_option("--every", sim.every,
                          "periodic: checkpoint every K-th node, 1 <= K <= n (default round(sqrt n)). Example: --every 4");
@@ -53,9 +54,21 @@ int main(int argc, char **argv) {
             sim.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep, increasing, each in 1..n-1. Example: --checkpoints 3,7,11");
-    simulate->add_option("--node-bytes", sim.model.nodeBytes,
+    auto *modelOption = simulate->add_option(
+        "--model", sim.modelFile,
+        "A model file (docs/model-format.md) instead of a chain of --n layers. Example: --model "
+        "resources/models/vgg16-batch32.json");
+    simulate->add_option("--slots", sim.slots,
+                         "revolve, budget: checkpoint slots C >= 1, a_0 included (revolve's default round(sqrt n)). "
+                         "Example: --slots 8");
+    simulate->add_option("--budget", sim.budget,
+                         "budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes (12). Example: "
+                         "--budget 2GiB");
+    auto *nodeBytesOption = simulate->add_option("--node-bytes", sim.model.nodeBytes,
                          "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
                          "--node-bytes 4MiB");
+    modelOption->excludes(nodeBytesOption);
+    modelOption->excludes(nOption);
     addOutputFlags(simulate, sim.format);
     simulate->add_flag("--timeline", sim.timeline,
                        "With --csv: one line per op (strategy, step, op, node, resident nodes, bytes)");
@@ -96,6 +109,17 @@ int main(int argc, char **argv) {
     measureCmd->footer("Example:\n  remat measure --n 16 --width 256 --batch 64 --verify\n"
                        "  remat measure --backend cuda --strategy store-all,periodic --json");
 
+    PlanOptions plan;
+    auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file within a memory budget");
+    planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)")->required();
+    planCmd->add_option("--budget", plan.budget,
+                        "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12)")
+        ->required();
+    planCmd->add_option("--memory-steps", plan.memorySteps,
+                        "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");
+    addOutputFlags(planCmd, plan.format, false);
+    planCmd->footer("Example:\n  remat plan --model resources/models/vgg16-batch32.json --budget 2GiB");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {
@@ -111,6 +135,8 @@ int main(int argc, char **argv) {
     try {
         if (simulate->parsed())
             runSimulate(sim, out);
+        else if (planCmd->parsed())
+            runPlan(plan, out);
         else if (measureCmd->parsed())
             runMeasure(measure, out);
         else

@@ -4,11 +4,13 @@
 
 #include "core/comparison.h"
 #include "core/errors.h"
+#include "core/model_io.h"
 #include "core/report.h"
 #include "core/units.h"
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace remat::cli {
 
@@ -29,6 +31,14 @@ Model buildChain(const std::string &nText, const ModelOptions &options) {
     if (spec.nodeBytes < 1)
         throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + options.nodeBytes + "'");
     return Model::chain(n, spec);
+}
+
+void parseBudget(const std::string &text, StrategyParams &params) {
+    const bool plainNumber = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    if (plainNumber)
+        params.budgetNodes = parseInteger("--budget", text, 1, std::int64_t{1} << 40);
+    else
+        params.budgetBytes = parseBytes(text, "--budget");
 }
 
 void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n) {
@@ -59,14 +69,21 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
 void runSimulate(const SimulateOptions &options, std::ostream &out) {
     if (options.timeline && options.format != Format::Csv)
         throw InvalidArgument("--timeline needs --csv (the timeline is one CSV line per op)");
-    const auto model = std::make_shared<const Model>(buildChain(options.n, options.model));
+    std::optional<ModelFile> file;
+    if (!options.modelFile.empty())
+        file = loadModelFile(options.modelFile);
+    const auto model = std::make_shared<const Model>(file ? file->model : buildChain(options.n, options.model));
     StrategyParams params;
+    if (!options.slots.empty())
+        params.checkpointSlots = static_cast<int>(parseInteger("--slots", options.slots, 1, Model::kMaxLayers + 1));
+    if (!options.budget.empty())
+        parseBudget(options.budget, params);
     if (!options.every.empty())
         params.every = static_cast<int>(parseInteger("--every", options.every, 1, model->layers()));
     if (options.checkpointsGiven)
         params.checkpoints = parseIntegerList("--checkpoints", options.checkpoints);
     // With "all", --every and --checkpoints go to the one strategy that takes them.
-    const auto strategies = selectStrategies(options.strategy, params);
+    const auto strategies = selectStrategies(options.strategy, params, model.get());
     std::vector<ComparisonRow> rows;
     for (const Strategy *s : strategies) {
         StrategyParams own;
@@ -74,6 +91,12 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
             own.every = params.every;
         if (s->name() == "checkpoints")
             own.checkpoints = params.checkpoints;
+        if (s->name() == "revolve")
+            own.checkpointSlots = params.checkpointSlots;
+        if (s->name() == "budget") {
+            own.budgetBytes = params.budgetBytes;
+            own.budgetNodes = params.budgetNodes;
+        }
         if (strategies.size() == 1)
             own = params; // a lone strategy is told everything, and rejects what it cannot use
         auto one = compareStrategies(*model, {s}, own);
@@ -107,8 +130,13 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
             writeSummaryCsvRow(out, r, n, false);
         break;
     case Format::Table:
-        out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0))
-            << " per node, forward cost 1, backward cost 2 (docs/model.md)\n\n";
+        if (file)
+            out << "model " << (file->name.empty() ? options.modelFile : file->name) << " (" << options.modelFile
+                << "): " << n << " layers, " << (model->isChain() ? "a chain" : "a graph with skip connections")
+                << (file->costUnit.empty() ? "" : ", cost in " + file->costUnit) << "\n\n";
+        else
+            out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0))
+                << " per node, forward cost 1, backward cost 2 (docs/model.md)\n\n";
         printComparisonTable(out, rows, false, n);
         break;
     }

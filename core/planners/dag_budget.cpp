@@ -61,28 +61,38 @@ DagPlan planDagBudget(const Model &model, BudgetUnit unit, std::int64_t budget, 
     };
     consider(Candidate{{}, true, 0, 0});
     consider(Candidate{autoCheckpoints(model), false, 0, 0});
-    Candidate current;
+    Candidate all;
     for (int i = 1; i < model.layers(); ++i)
-        current.checkpoints.push_back(i);
-    current = consider(current);
-    const double rounds = static_cast<double>(current.checkpoints.size());
-    while (!current.checkpoints.empty()) {
-        if (callbacks.cancelled && callbacks.cancelled())
-            throw Cancelled();
-        Candidate next;
-        next.peak = std::numeric_limits<std::int64_t>::max();
-        for (std::size_t k = 0; k < current.checkpoints.size(); ++k) {
-            Candidate trial;
-            trial.checkpoints = current.checkpoints;
-            trial.checkpoints.erase(trial.checkpoints.begin() + static_cast<std::ptrdiff_t>(k));
-            measure(model, unit, trial);
-            if (trial.peak < next.peak || (trial.peak == next.peak && trial.cost < next.cost))
-                next = trial;
+        all.checkpoints.push_back(i);
+    all = consider(all);
+    // Two greedy walks from "keep everything" down to "keep nothing": one drops
+    // the checkpoint that lowers the peak most, the other the one that adds
+    // least cost; each prefers the other measure on ties.
+    const double rounds = 2.0 * std::max<std::size_t>(1, all.checkpoints.size());
+    double round = 0;
+    for (const bool peakFirst : {true, false}) {
+        Candidate current = all;
+        while (!current.checkpoints.empty()) {
+            if (callbacks.cancelled && callbacks.cancelled())
+                throw Cancelled();
+            Candidate next;
+            bool any = false;
+            for (std::size_t k = 0; k < current.checkpoints.size(); ++k) {
+                Candidate trial;
+                trial.checkpoints = current.checkpoints;
+                trial.checkpoints.erase(trial.checkpoints.begin() + static_cast<std::ptrdiff_t>(k));
+                measure(model, unit, trial);
+                const bool better = peakFirst ? (trial.peak < next.peak || (trial.peak == next.peak && trial.cost < next.cost))
+                                              : (trial.cost < next.cost || (trial.cost == next.cost && trial.peak < next.peak));
+                if (!any || better)
+                    next = trial;
+                any = true;
+            }
+            seen.push_back(next);
+            current = next;
+            if (callbacks.progress)
+                callbacks.progress(++round / rounds);
         }
-        seen.push_back(next);
-        current = next;
-        if (callbacks.progress)
-            callbacks.progress(1 - static_cast<double>(current.checkpoints.size()) / rounds);
     }
     const Candidate *best = nullptr;
     std::int64_t smallest = std::numeric_limits<std::int64_t>::max();

@@ -1,0 +1,245 @@
+#include "core/model_io.h"
+
+#include "core/errors.h"
+#include "core/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace remat {
+
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+public:
+    explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+    [[noreturn]] void fail(const std::string &pointer, const std::string &message) const {
+        throw InvalidArgument(origin_ + ": " + (pointer.empty() ? "/" : pointer) + ": " + message);
+    }
+
+    static std::string shown(const json &v) {
+        std::string s = v.dump();
+        return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+    }
+
+    void onlyKeys(const json &object, const std::string &pointer, const std::set<std::string> &known) const {
+        for (const auto &[key, value] : object.items())
+            if (!known.count(key)) {
+                std::string list;
+                for (const auto &k : known)
+                    list += (list.empty() ? "" : ", ") + k;
+                fail(pointer + "/" + key, "unknown key \"" + key + "\"; known keys: " + list);
+            }
+    }
+
+    std::string text(const json &object, const std::string &key, const std::string &pointer, bool required) const {
+        if (!object.contains(key)) {
+            if (required)
+                fail(pointer, "missing \"" + key + "\" (a string)");
+            return {};
+        }
+        const json &v = object[key];
+        if (!v.is_string())
+            fail(pointer + "/" + key, "expected a string, got " + shown(v));
+        return v.get<std::string>();
+    }
+
+    // A size: a whole number in `unit` bytes, or a string such as "2 MiB".
+    std::int64_t size(const json &object, const std::string &key, const std::string &pointer, double unit,
+                      std::optional<std::int64_t> fallback) const {
+        const std::string where = pointer + "/" + key;
+        if (!object.contains(key)) {
+            if (!fallback)
+                fail(pointer, "missing \"" + key + "\" (bytes: a number or a string such as \"2 MiB\")");
+            return *fallback;
+        }
+        const json &v = object[key];
+        if (v.is_string()) {
+            try {
+                return parseBytes(v.get<std::string>(), "size");
+            } catch (const InvalidArgument &) {
+                fail(where, "expected a size such as 4096 or \"2 MiB\", got " + shown(v));
+            }
+        }
+        if (!v.is_number() || v.get<double>() < 0 || !std::isfinite(v.get<double>()))
+            fail(where, "expected a size >= 0 (a number or a string such as \"2 MiB\"), got " + shown(v));
+        const double bytes = std::round(v.get<double>() * unit);
+        if (bytes > 9.2e18)
+            fail(where, "size " + shown(v) + " is too large");
+        return static_cast<std::int64_t>(bytes);
+    }
+
+    double cost(const json &object, const std::string &key, const std::string &pointer, double fallback) const {
+        if (!object.contains(key))
+            return fallback;
+        const json &v = object[key];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+            fail(pointer + "/" + key, "expected a cost >= 0 (a number), got " + shown(v));
+        return v.get<double>();
+    }
+
+private:
+    std::string origin_;
+};
+
+std::string lineAndColumn(std::string_view text, std::size_t byte) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+double byteUnit(const Reader &r, const json &units) {
+    if (!units.contains("bytes"))
+        return 1;
+    const json &v = units["bytes"];
+    if (!v.is_string())
+        r.fail("/units/bytes", "expected a unit such as \"B\", \"KiB\", \"MiB\" or \"GiB\", got " + Reader::shown(v));
+    try {
+        return static_cast<double>(parseBytes("1" + v.get<std::string>(), "unit"));
+    } catch (const InvalidArgument &) {
+        r.fail("/units/bytes", "expected a unit such as \"B\", \"KiB\", \"MiB\" or \"GiB\", got " + Reader::shown(v));
+    }
+}
+
+} // namespace
+
+ModelFile parseModelJson(std::string_view text, const std::string &origin) {
+    json doc;
+    try {
+        doc = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error &e) {
+        // e.what() repeats the position in its own words; keep the reason.
+        std::string reason = e.what();
+        if (const auto p = reason.find("syntax error"); p != std::string::npos)
+            reason = reason.substr(p);
+        throw InvalidArgument(origin + ": " + lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
+                              ": not valid JSON (" + reason + ")");
+    }
+    const Reader r(origin);
+    if (!doc.is_object())
+        r.fail("", "expected an object with \"nodes\", got " + Reader::shown(doc));
+    r.onlyKeys(doc, "", {"format", "version", "name", "source", "comment", "units", "nodes", "edges"});
+    if (doc.contains("format") && doc["format"] != "remat-model")
+        r.fail("/format", "expected \"remat-model\", got " + Reader::shown(doc["format"]));
+    if (doc.contains("version") && doc["version"] != 1)
+        r.fail("/version", "this remat reads version 1, got " + Reader::shown(doc["version"]));
+
+    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}};
+    double unit = 1;
+    if (doc.contains("units")) {
+        const json &units = doc["units"];
+        if (!units.is_object())
+            r.fail("/units", "expected an object such as {\"bytes\": \"MiB\", \"cost\": \"GFLOP\"}, got " +
+                                 Reader::shown(units));
+        r.onlyKeys(units, "/units", {"bytes", "cost"});
+        unit = byteUnit(r, units);
+        out.costUnit = r.text(units, "cost", "/units", false);
+    }
+
+    if (!doc.contains("nodes"))
+        r.fail("", "missing \"nodes\" (an array of at least two nodes: the input and one layer)");
+    const json &nodes = doc["nodes"];
+    if (!nodes.is_array() || nodes.size() < 2)
+        r.fail("/nodes", "expected an array of at least two nodes (the input and one layer), got " +
+                             Reader::shown(nodes));
+    if (nodes.size() > static_cast<std::size_t>(Model::kMaxLayers) + 1)
+        r.fail("/nodes", "at most " + std::to_string(Model::kMaxLayers + 1) + " nodes, got " +
+                             std::to_string(nodes.size()));
+
+    std::vector<ForwardSpec> specs(nodes.size());
+    std::map<std::string, int> index;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const std::string p = "/nodes/" + std::to_string(i);
+        const json &node = nodes[i];
+        if (!node.is_object())
+            r.fail(p, "expected an object with \"name\" and \"bytes\", got " + Reader::shown(node));
+        r.onlyKeys(node, p,
+                   {"name", "bytes", "forward_cost", "backward_cost", "grad_bytes", "workspace", "backward_workspace",
+                    "comment"});
+        ForwardSpec &s = specs[i];
+        s.label = r.text(node, "name", p, true);
+        if (s.label.empty())
+            r.fail(p + "/name", "expected a non-empty name");
+        if (!index.emplace(s.label, static_cast<int>(i)).second)
+            r.fail(p + "/name", "name \"" + s.label + "\" is already used by /nodes/" +
+                                    std::to_string(index[s.label]));
+        s.bytes = r.size(node, "bytes", p, unit, std::nullopt);
+        if (s.bytes < 1)
+            r.fail(p + "/bytes", "expected at least 1 byte, got " + Reader::shown(node["bytes"]));
+        s.forwardCost = r.cost(node, "forward_cost", p, 1);
+        s.backwardCost = r.cost(node, "backward_cost", p, 2 * s.forwardCost);
+        s.gradBytes = r.size(node, "grad_bytes", p, unit, s.bytes);
+        s.forwardWorkspace = r.size(node, "workspace", p, unit, 0);
+        s.backwardWorkspace = r.size(node, "backward_workspace", p, unit, 0);
+    }
+
+    if (doc.contains("edges")) {
+        const json &edges = doc["edges"];
+        if (!edges.is_array())
+            r.fail("/edges", "expected an array of [from, to] name pairs, got " + Reader::shown(edges));
+        for (std::size_t e = 0; e < edges.size(); ++e) {
+            const std::string p = "/edges/" + std::to_string(e);
+            const json &edge = edges[e];
+            if (!edge.is_array() || edge.size() != 2 || !edge[0].is_string() || !edge[1].is_string())
+                r.fail(p, "expected a pair of node names [\"from\", \"to\"], got " + Reader::shown(edge));
+            const std::string from = edge[0], to = edge[1];
+            if (!index.count(from))
+                r.fail(p + "/0", "no node is named \"" + from + "\"");
+            if (!index.count(to))
+                r.fail(p + "/1", "no node is named \"" + to + "\"");
+            const int f = index[from], t = index[to];
+            if (f >= t)
+                r.fail(p, "edge \"" + from + "\" -> \"" + to +
+                              "\" goes backwards; list nodes so that every edge points to a later node");
+            auto &in = specs[t].inputs;
+            if (std::find(in.begin(), in.end(), f) != in.end())
+                r.fail(p, "edge \"" + from + "\" -> \"" + to + "\" is listed twice");
+            in.push_back(f);
+        }
+    } else {
+        for (std::size_t i = 1; i < specs.size(); ++i)
+            specs[i].inputs = {static_cast<int>(i) - 1};
+    }
+    try {
+        out.model = Model::fromForward(std::move(specs));
+    } catch (const InvalidArgument &e) {
+        throw InvalidArgument(origin + ": /nodes: " + e.what());
+    }
+    return out;
+}
+
+ModelFile loadModelFile(const std::string &path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec)
+        throw InvalidArgument(path + ": cannot read the model file (" + ec.message() + ")");
+    if (size > static_cast<std::uintmax_t>(kMaxModelFileBytes))
+        throw InvalidArgument(path + ": model file is " + formatBytes(static_cast<std::int64_t>(size)) +
+                              "; the limit is " + formatBytes(kMaxModelFileBytes));
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InvalidArgument(path + ": cannot open the model file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in.good() && !in.eof())
+        throw InvalidArgument(path + ": error while reading the model file");
+    return parseModelJson(text.str(), path);
+}
+
+} // namespace remat

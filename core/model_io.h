@@ -1,0 +1,27 @@
+#pragma once
+// Model files: the JSON format of docs/model-format.md (nodes with name,
+// bytes, forward and backward cost; edges; optional units). Loading is all or
+// nothing: any error throws InvalidArgument naming the file and the line
+// (syntax) or the JSON pointer (content) and what was expected.
+#include "core/model.h"
+
+#include <string>
+#include <string_view>
+
+namespace remat {
+
+struct ModelFile {
+    Model model;
+    std::string name;     // "VGG-16, batch 32"
+    std::string source;   // where the sizes come from
+    std::string costUnit; // what one unit of cost is ("GFLOP"), may be empty
+};
+
+// Largest model file read (bytes), checked before reading.
+constexpr std::int64_t kMaxModelFileBytes = 64 * 1024 * 1024;
+
+ModelFile loadModelFile(const std::string &path);
+// `origin` names the text in messages (a path, "<studio>").
+ModelFile parseModelJson(std::string_view text, const std::string &origin);
+
+} // namespace remat
