@@ -20,8 +20,7 @@ QString timeLabel(double t) {
 void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
     series_ = std::move(series);
     axis_ = axis;
-    cachedPlot_ = QRectF();
-    cachedCurves_.clear();
+    cache_.image = QImage();
 }
 
 double MemoryChartPainter::maxTime() const {
@@ -85,22 +84,9 @@ QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &s
     return points;
 }
 
-void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double playheadTime,
-                               const Palette &palette) const {
-    painter.save();
-    painter.fillRect(rect, palette.background);
+void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &m,
+                                     const Palette &palette) const {
     const QFontMetricsF metrics(painter.font());
-    const MemoryChartMapping m = mapping(rect, metrics);
-    if (series_.empty() || m.plot.width() < 10 || m.plot.height() < 10) {
-        painter.restore();
-        return;
-    }
-    if (cachedPlot_ != m.plot || cachedCurves_.size() != series_.size()) {
-        cachedCurves_.clear();
-        for (const Series &s : series_)
-            cachedCurves_.push_back(curve(m, s));
-        cachedPlot_ = m.plot;
-    }
 
     // Axes and grid.
     painter.setPen(QPen(palette.grid, 1));
@@ -136,7 +122,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
     painter.setRenderHint(QPainter::Antialiasing, true);
     for (std::size_t i = 0; i < series_.size(); ++i) {
         painter.setPen(QPen(palette.series[i % 4], 2));
-        painter.drawPolyline(cachedCurves_[i]);
+        painter.drawPolyline(curve(m, series_[i]));
     }
 
     // Legend, top right.
@@ -176,7 +162,36 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         painter.setPen(palette.series[i % 4].darker(palette.isDark() ? 80 : 120));
         painter.drawText(box, Qt::AlignCenter, text);
     }
+}
 
+void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double playheadTime,
+                               const Palette &palette) const {
+    painter.save();
+    const MemoryChartMapping m = mapping(rect, QFontMetricsF(painter.font()));
+    const qreal dpr = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
+    // Everything but the playhead changes only with the data, the size or the
+    // palette: painted once into an image, blitted every frame.
+    if (cache_.image.isNull() || cache_.rect != rect || !(cache_.palette == palette) || cache_.dpr != dpr ||
+        cache_.font != painter.font()) {
+        cache_.rect = rect;
+        cache_.palette = palette;
+        cache_.dpr = dpr;
+        cache_.font = painter.font();
+        cache_.image = QImage((rect.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+        cache_.image.setDevicePixelRatio(dpr);
+        cache_.image.fill(palette.background);
+        QPainter p(&cache_.image);
+        p.setFont(painter.font());
+        p.translate(-rect.topLeft());
+        if (!series_.empty() && m.plot.width() >= 10 && m.plot.height() >= 10)
+            paintStatic(p, rect, m, palette);
+    }
+    painter.drawImage(rect.topLeft(), cache_.image);
+    if (series_.empty() || m.plot.width() < 10 || m.plot.height() < 10) {
+        painter.restore();
+        return;
+    }
+    painter.setRenderHint(QPainter::Antialiasing, true);
     // Playhead.
     const double x = m.timeToX(std::clamp(playheadTime, 0.0, m.timeEnd));
     painter.setPen(QPen(palette.playhead, 1.5));

@@ -1,12 +1,15 @@
 #pragma once
 // Paints memory against time for every pane on shared axes: a step chart
 // (memory is constant within an op), each strategy's peak marked and labelled,
-// and a playhead. Curves are cached per plot size and decimated to the pixel
-// columns, so long schedules cost the same per frame as short ones.
+// and a playhead. Curves are decimated to the pixel columns and the whole
+// chart but the playhead is cached as an image, so long schedules cost the
+// same per frame as short ones.
 #include "app/render/memory_chart_mapping.h"
 #include "app/render/palette.h"
 #include "app/render/time_axis.h"
 
+#include <QFont>
+#include <QImage>
 #include <QPolygonF>
 #include <QString>
 
@@ -41,11 +44,19 @@ public:
 
 private:
     QPolygonF curve(const MemoryChartMapping &mapping, const Series &series) const;
+    void paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &mapping,
+                     const Palette &palette) const;
 
+    struct Cache {
+        QRectF rect;
+        Palette palette;
+        qreal dpr = 0;
+        QFont font;
+        QImage image;
+    };
     std::vector<Series> series_;
     TimeAxis axis_ = TimeAxis::Cost;
-    mutable QRectF cachedPlot_;
-    mutable std::vector<QPolygonF> cachedCurves_;
+    mutable Cache cache_;
 };
 
 } // namespace remat::render

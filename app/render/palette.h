@@ -33,6 +33,7 @@ struct Palette {
     static Palette dark();
     static Palette forDarkMode(bool dark) { return dark ? Palette::dark() : Palette::light(); }
     bool isDark() const { return background.lightness() < 128; }
+    bool operator==(const Palette &) const = default;
 };
 
 } // namespace remat::render

@@ -46,6 +46,7 @@ struct ScheduleLayout {
     long long hitTest(QPointF point) const;
     // Bounding box of everything drawn (nodes and labels).
     QRectF contentRect() const;
+    bool operator==(const ScheduleLayout &) const = default;
 };
 
 } // namespace remat::render

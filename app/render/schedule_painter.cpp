@@ -22,6 +22,13 @@ void drawArrowHead(QPainter &painter, QPointF tip, QPointF direction, double siz
     painter.drawPolygon(head, 3);
 }
 
+double ringRadiusOf(const ScheduleLayout &layout) { return layout.radius + std::max(2.0, layout.pitch * 0.09); }
+double badgeRadiusOf(const ScheduleLayout &layout) { return std::max(5.5, layout.radius * 0.5); }
+// Half the side of a node sprite: room for the checkpoint ring and the badge.
+double spriteHalfOf(const ScheduleLayout &layout) {
+    return std::ceil(std::max(ringRadiusOf(layout) + 3, layout.radius * 0.8 + badgeRadiusOf(layout) + 2));
+}
+
 QFont labelFont(double pitch) {
     QFont font;
     font.setPixelSize(static_cast<int>(std::clamp(pitch * 0.32, 9.0, 13.0)));
@@ -44,26 +51,23 @@ QColor SchedulePainter::fillColor(NodeFill fill, const Palette &palette) {
     return palette.notComputed;
 }
 
-void SchedulePainter::paintArrows(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
-                                  const Palette &palette) const {
+void SchedulePainter::paintArrows(QPainter &painter, const ScheduleLayout &layout, const Palette &palette,
+                                  std::optional<NodeId> onlyReader) const {
     const Model &model = timeline_->model();
     const double r = layout.radius;
     const bool heads = layout.pitch >= 14;
     const double headSize = std::max(3.0, r * 0.45);
-    std::optional<NodeId> reader;
-    if (state.step >= 0 && timeline_->op(state.step).kind == OpKind::Compute)
-        reader = timeline_->op(state.step).node;
-    const QPen normal(palette.arrow, std::max(0.8, layout.pitch * 0.035));
-    const QPen active(palette.current, std::max(1.6, layout.pitch * 0.07));
-    for (NodeId id = 0; id < static_cast<NodeId>(model.nodeCount()); ++id) {
+    const QColor colour = onlyReader ? palette.current : palette.arrow;
+    painter.setPen(onlyReader ? QPen(colour, std::max(1.6, layout.pitch * 0.07))
+                              : QPen(colour, std::max(0.8, layout.pitch * 0.035)));
+    const NodeId first = onlyReader ? *onlyReader : 0;
+    const NodeId end = onlyReader ? *onlyReader + 1 : static_cast<NodeId>(model.nodeCount());
+    for (NodeId id = first; id < end; ++id) {
         const int to = model.indexOf(id);
         for (const NodeId from : model.reads(id)) {
             const int fromIndex = model.indexOf(from);
             if (layout.band(fromIndex) != layout.band(to))
                 continue; // a wrapped link: the band order says it
-            const bool hot = reader && *reader == id;
-            painter.setPen(hot ? active : normal);
-            painter.setBrush(hot ? palette.current : palette.arrow);
             const QPointF a = layout.center(model, from);
             const QPointF b = layout.center(model, id);
             const bool sameRow = model.isBackward(from) == model.isBackward(id);
@@ -77,14 +81,16 @@ void SchedulePainter::paintArrows(QPainter &painter, const ScheduleLayout &layou
                 const QPointF start = a + u * r;
                 const QPointF tip = b - u * (r + 1);
                 painter.drawLine(start, heads ? tip - u * headSize * 0.8 : tip);
-                if (heads)
+                if (heads) {
+                    painter.setBrush(colour);
                     drawArrowHead(painter, tip, u, headSize);
+                }
             } else {
                 // A skip connection arcs away from the other row.
                 const double bulge = (model.isBackward(id) ? 1 : -1) * layout.pitch * 0.9;
                 QPainterPath path(a + QPointF(0, bulge > 0 ? r : -r));
-                const QPointF end = b + QPointF(0, bulge > 0 ? r : -r);
-                path.quadTo(QPointF((a.x() + b.x()) / 2, a.y() + bulge), end);
+                const QPointF to2 = b + QPointF(0, bulge > 0 ? r : -r);
+                path.quadTo(QPointF((a.x() + b.x()) / 2, a.y() + bulge), to2);
                 painter.setBrush(Qt::NoBrush);
                 painter.drawPath(path);
             }
@@ -92,75 +98,120 @@ void SchedulePainter::paintArrows(QPainter &painter, const ScheduleLayout &layou
     }
 }
 
-void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
-                            const Palette &palette, std::optional<NodeId> hover) const {
-    const Model &model = timeline_->model();
-    painter.save();
-    painter.setRenderHint(QPainter::Antialiasing, true);
-    if (layout.pitch >= 5)
-        paintArrows(painter, layout, state, palette);
-
-    const double r = layout.radius;
-    const QPen outline(palette.nodeOutline, std::max(0.8, r * 0.08));
-    const QPen ring(palette.checkpointRing, std::max(1.5, layout.pitch * 0.07));
-    const double ringRadius = r + std::max(2.0, layout.pitch * 0.09);
+void SchedulePainter::paintLabels(QPainter &painter, const ScheduleLayout &layout, const Palette &palette) const {
+    // Forward names above the forward row, backward names below the backward row.
     const QFont font = labelFont(layout.pitch);
     painter.setFont(font);
-    const QFontMetricsF metrics(font);
-    QFont badgeFont = font;
-    badgeFont.setPixelSize(std::max(7, static_cast<int>(r * 0.62)));
-    badgeFont.setBold(true);
-
-    for (NodeId id = 0; id < static_cast<NodeId>(model.nodeCount()); ++id) {
-        const NodeAppearance a = appearance(state, id);
-        const QPointF c = layout.center(model, id);
-        painter.setPen(outline);
-        painter.setBrush(fillColor(a.fill, palette));
-        painter.drawEllipse(c, r, r);
-        if (a.checkpoint) {
-            painter.setPen(ring);
-            painter.setBrush(Qt::NoBrush);
-            painter.drawEllipse(c, ringRadius, ringRadius);
-        }
-        if (a.justFreed) {
-            painter.setPen(QPen(palette.current, std::max(1.5, r * 0.15), Qt::DashLine));
-            painter.setBrush(Qt::NoBrush);
-            painter.drawEllipse(c, ringRadius, ringRadius);
-        }
-        if (hover && *hover == id) {
-            painter.setPen(QPen(palette.hover, std::max(2.0, r * 0.18)));
-            painter.setBrush(Qt::NoBrush);
-            painter.drawEllipse(c, r + 1, r + 1);
-        }
-        // The counter sits on the rim so the node's fill stays visible at its centre.
-        if (!model.isBackward(id) && a.computeCount > 1 && r >= 5) {
-            const double br = std::max(5.5, r * 0.5);
-            const QPointF bc = c + QPointF(r * 0.8, -r * 0.8);
-            painter.setPen(Qt::NoPen);
-            painter.setBrush(palette.badge);
-            painter.drawEllipse(bc, br, br);
-            painter.setPen(palette.badgeText);
-            painter.setFont(badgeFont);
-            painter.drawText(QRectF(bc.x() - br, bc.y() - br, 2 * br, 2 * br), Qt::AlignCenter,
-                             QString::number(a.computeCount) + QChar(0x00D7));
-            painter.setFont(font);
-        }
-    }
-
-    // Labels: forward names above the forward row, backward names below the backward row.
     painter.setPen(palette.mutedText);
-    const double h = metrics.height();
-    for (int i = 0; i < model.forwardCount(); ++i) {
+    const double h = QFontMetricsF(font).height();
+    const double gap = ringRadiusOf(layout) + 1;
+    for (int i = 0; i < layout.forwardCount; ++i) {
         if (!layout.showsLabel(i))
             continue;
         const QPointF f = layout.forwardCenter(i);
         const QPointF b = layout.backwardCenter(i);
         const double w = layout.pitch * std::max(1, layout.labelEvery) * 1.6;
-        const double gap = ringRadius + 1;
         painter.drawText(QRectF(f.x() - w / 2, f.y() - gap - h, w, h), Qt::AlignHCenter | Qt::AlignBottom,
                          QStringLiteral("a_") + QString::number(i));
         painter.drawText(QRectF(b.x() - w / 2, b.y() + gap, w, h), Qt::AlignHCenter | Qt::AlignTop,
                          QStringLiteral("b_") + QString::number(i));
+    }
+}
+
+void SchedulePainter::paintNode(QPainter &painter, QPointF c, const NodeAppearance &a, bool forward,
+                                const ScheduleLayout &layout, const Palette &palette) {
+    const double r = layout.radius;
+    const double ringRadius = ringRadiusOf(layout);
+    painter.setPen(QPen(palette.nodeOutline, std::max(0.8, r * 0.08)));
+    painter.setBrush(fillColor(a.fill, palette));
+    painter.drawEllipse(c, r, r);
+    if (a.checkpoint) {
+        painter.setPen(QPen(palette.checkpointRing, std::max(1.5, layout.pitch * 0.07)));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(c, ringRadius, ringRadius);
+    }
+    if (a.justFreed) {
+        painter.setPen(QPen(palette.current, std::max(1.5, r * 0.15), Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(c, ringRadius, ringRadius);
+    }
+    // The counter sits on the rim so the node's fill stays visible at its centre.
+    if (forward && a.computeCount > 1 && r >= 5) {
+        const double br = badgeRadiusOf(layout);
+        const QPointF bc = c + QPointF(r * 0.8, -r * 0.8);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(palette.badge);
+        painter.drawEllipse(bc, br, br);
+        QFont badgeFont = labelFont(layout.pitch);
+        badgeFont.setPixelSize(std::max(7, static_cast<int>(br * 1.15)));
+        badgeFont.setBold(true);
+        painter.setFont(badgeFont);
+        painter.setPen(palette.badgeText);
+        painter.drawText(QRectF(bc.x() - 2 * br, bc.y() - br, 4 * br, 2 * br), Qt::AlignCenter,
+                         QString::number(a.computeCount) + QChar(0x00D7));
+    }
+}
+
+void SchedulePainter::prepareCache(const ScheduleLayout &layout, const Palette &palette, qreal dpr) const {
+    if (cache_.layout == layout && cache_.palette == palette && cache_.dpr == dpr && !cache_.staticLayer.isNull())
+        return;
+    cache_.layout = layout;
+    cache_.palette = palette;
+    cache_.dpr = dpr;
+    cache_.sprites.clear();
+    const QRectF area = layout.area.adjusted(-2, -2, 2, 2);
+    cache_.staticLayer = QImage((area.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    cache_.staticLayer.setDevicePixelRatio(dpr);
+    cache_.staticLayer.fill(Qt::transparent);
+    QPainter p(&cache_.staticLayer);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.translate(-area.topLeft());
+    if (layout.pitch >= 5)
+        paintArrows(p, layout, palette, std::nullopt);
+    paintLabels(p, layout, palette);
+}
+
+const QImage &SchedulePainter::sprite(const NodeAppearance &a, bool forward, const ScheduleLayout &layout,
+                                      const Palette &palette) const {
+    const std::uint32_t badge = forward && a.computeCount > 1 ? a.computeCount : 0;
+    const std::uint64_t key = (std::uint64_t{badge} << 8) | (std::uint64_t(a.fill) << 2) |
+                              (std::uint64_t{a.checkpoint} << 1) | std::uint64_t{a.justFreed};
+    auto it = cache_.sprites.find(key);
+    if (it != cache_.sprites.end())
+        return it->second;
+    const double half = spriteHalfOf(layout);
+    QImage image((QSizeF(2 * half, 2 * half) * cache_.dpr).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(cache_.dpr);
+    image.fill(Qt::transparent);
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    paintNode(p, QPointF(half, half), a, forward, layout, palette);
+    return cache_.sprites.emplace(key, std::move(image)).first->second;
+}
+
+void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
+                            const Palette &palette, std::optional<NodeId> hover) const {
+    const Model &model = timeline_->model();
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    prepareCache(layout, palette, painter.device() ? painter.device()->devicePixelRatioF() : 1.0);
+    painter.drawImage(layout.area.topLeft() - QPointF(2, 2), cache_.staticLayer);
+
+    // The arrows into the node being computed: what it reads.
+    if (state.step >= 0 && timeline_->op(state.step).kind == OpKind::Compute && layout.pitch >= 5)
+        paintArrows(painter, layout, palette, timeline_->op(state.step).node);
+
+    const double half = spriteHalfOf(layout);
+    for (NodeId id = 0; id < static_cast<NodeId>(model.nodeCount()); ++id) {
+        const QPointF c = layout.center(model, id);
+        painter.drawImage(QPointF(c.x() - half, c.y() - half),
+                          sprite(appearance(state, id), !model.isBackward(id), layout, palette));
+    }
+    if (hover) {
+        const double r = layout.radius;
+        painter.setPen(QPen(palette.hover, std::max(2.0, r * 0.18)));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(layout.center(model, *hover), r + 1, r + 1);
     }
     painter.restore();
 }
