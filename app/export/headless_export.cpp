@@ -7,11 +7,12 @@
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
-#include <QFileInfo>
+#include <QGuiApplication>
 
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 
 namespace remat::exporting {
@@ -142,6 +143,11 @@ void say(const QString &line) {
     std::fflush(stdout);
 }
 
+void quietQtMessages(QtMsgType type, const QMessageLogContext &, const QString &message) {
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+        std::fprintf(stderr, "remat-studio: Qt: %s\n", message.toLocal8Bit().constData());
+}
+
 } // namespace
 
 bool wantsHeadlessExport(const QStringList &args) {
@@ -151,7 +157,28 @@ bool wantsHeadlessExport(const QStringList &args) {
     return false;
 }
 
+QStringList argumentList(int argc, char **argv) {
+    QStringList out;
+    for (int i = 0; i < argc; ++i)
+        out << QString::fromLocal8Bit(argv[i]);
+    return out;
+}
+
 int runHeadlessExport(const QStringList &args) {
+    // Fonts and painting need a QGuiApplication, not a display.
+    std::unique_ptr<QGuiApplication> app;
+    // Errors are one line on stderr: Qt's own chatter on a machine without a
+    // desktop session (XDG_RUNTIME_DIR, fonts) would break that. Its critical
+    // messages still show.
+    qInstallMessageHandler(quietQtMessages);
+    if (!QCoreApplication::instance()) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        static int argc = 1;
+        static char name[] = "remat-studio";
+        static char *argv[] = {name, nullptr};
+        app = std::make_unique<QGuiApplication>(argc, argv);
+    }
     try {
         const Parsed p = parse(args);
         if (p.flag("--help-export")) {

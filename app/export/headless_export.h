@@ -13,8 +13,13 @@ namespace remat::exporting {
 bool wantsHeadlessExport(const QStringList &args);
 
 // Runs the export. Returns 0 when every file asked for is complete; 2 with one
-// line on stderr (nothing written) for a bad option or a failed export.
-// Needs a QGuiApplication (fonts); main() creates it first.
+// line on stderr for a bad option (nothing written) or a failed export (the
+// file is left as it was). Call it before any QApplication exists: it creates
+// a QGuiApplication on the offscreen platform unless QT_QPA_PLATFORM says
+// otherwise, so no display is needed.
 int runHeadlessExport(const QStringList &args);
+
+// argv as a QStringList, before a QCoreApplication exists.
+QStringList argumentList(int argc, char **argv);
 
 } // namespace remat::exporting

@@ -1,5 +1,6 @@
 // remat-studio: animates gradient-checkpointing schedules and compares
 // strategies side by side.
+#include "app/export/headless_export.h"
 #include "app/studio/main_window.h"
 
 #include <QApplication>
@@ -32,6 +33,9 @@ int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const Q
 } // namespace
 
 int main(int argc, char *argv[]) {
+    // Headless exports (docs/export.md) run before any window exists.
+    if (const QStringList args = remat::exporting::argumentList(argc, argv); remat::exporting::wantsHeadlessExport(args))
+        return remat::exporting::runHeadlessExport(args);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("remat"));
     QApplication::setApplicationName(QStringLiteral("remat-studio"));
