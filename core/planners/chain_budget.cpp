@@ -138,7 +138,7 @@ private:
 std::string amountText(const ChainBudget &budget) {
     switch (budget.unit) {
     case BudgetUnit::Bytes:
-        return formatBytes(budget.amount);
+        return std::to_string(budget.amount) + " bytes (" + formatBytes(budget.amount) + ")";
     case BudgetUnit::Nodes:
         return std::to_string(budget.amount) + " nodes";
     case BudgetUnit::Slots:
@@ -150,7 +150,7 @@ std::string amountText(const ChainBudget &budget) {
 std::string unitText(BudgetUnit unit, std::int64_t amount) {
     switch (unit) {
     case BudgetUnit::Bytes:
-        return std::to_string(amount) + " bytes";
+        return std::to_string(amount) + " bytes (" + formatBytes(amount) + ")";
     case BudgetUnit::Nodes:
         return std::to_string(amount) + " nodes";
     case BudgetUnit::Slots:

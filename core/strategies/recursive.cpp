@@ -19,6 +19,8 @@ public:
         return "Chen et al.'s recursion: keep each segment's middle node, recurse into both halves";
     }
     std::string_view memoryClass() const override { return "O(log n)"; }
+    // Named explicitly (or from the studio); "all" keeps the seed comparison.
+    bool runsWithDefaults() const override { return false; }
     std::string_view computeClass() const override { return "O(n log n)"; }
 
     OpEstimate estimate(const Model &model, const StrategyParams &) const override {

@@ -21,6 +21,8 @@ public:
                "for that many slots";
     }
     std::string_view memoryClass() const override { return "O(c)"; }
+    // Named explicitly (or from the studio); "all" keeps the seed comparison.
+    bool runsWithDefaults() const override { return false; }
     std::string_view computeClass() const override { return "O(r n), r = repetition number"; }
 
     static int slotsFor(const Model &model, const StrategyParams &params) {

@@ -91,8 +91,11 @@ private slots:
             planBudget(model, p);
             QFAIL("no error below the minimum");
         } catch (const InvalidArgument &e) {
-            const QString expected = QString("is below the minimum feasible %1 bytes for this model").arg(minimum);
-            QVERIFY2(QString(e.what()).startsWith("budget ") && QString(e.what()).contains(expected), e.what());
+            const QString expected = QString("budget %1 bytes").arg(minimum - 1);
+            const QString floor = QString("is below the minimum feasible %1 bytes").arg(minimum);
+            QVERIFY2(QString(e.what()).startsWith(expected) && QString(e.what()).contains(floor) &&
+                         QString(e.what()).endsWith("for this model"),
+                     e.what());
         }
     }
 

@@ -1,0 +1,148 @@
+// Model files: the examples load and plan; bad files are refused with the
+// file, the line or JSON pointer, and what was expected.
+#include "core/errors.h"
+#include "core/model_io.h"
+#include "core/planners/dag_plans.h"
+#include "core/simulator.h"
+#include "core/strategy_registry.h"
+
+#include <QTest>
+
+using namespace remat;
+
+namespace {
+
+std::string examplePath(const char *name) {
+    return std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + name;
+}
+
+Summary run(const std::string &strategy, const Model &model, StrategyParams params = {}) {
+    return Simulator::summarize(model, StrategyRegistry::builtin().get(strategy).makeSchedule(model, params));
+}
+
+} // namespace
+
+class ModelFilesTest : public QObject {
+    Q_OBJECT
+private slots:
+    void examplesLoadAndPlan_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<bool>("chain");
+        QTest::newRow("mlp") << "mlp-uniform.json" << 16 << true;
+        QTest::newRow("vgg16") << "vgg16-batch32.json" << 21 << true;
+        QTest::newRow("gpt2") << "gpt2-small.json" << 13 << true;
+        QTest::newRow("resnet18") << "resnet18-batch32.json" << 31 << false;
+        QTest::newRow("unet") << "unet-batch8.json" << 31 << false;
+    }
+    void examplesLoadAndPlan() {
+        QFETCH(QString, file);
+        QFETCH(int, layers);
+        QFETCH(bool, chain);
+        const ModelFile f = loadModelFile(examplePath(qPrintable(file)));
+        QCOMPARE(f.model.layers(), layers);
+        QCOMPARE(f.model.isChain(), chain);
+        QVERIFY(!f.name.empty());
+        QVERIFY2(f.source.size() > 100, "every example says where its sizes come from");
+        const Summary storeAll = run("store-all", f.model);
+        // Halfway between recompute-all's peak (always reachable) and store-all's.
+        const Summary least = run("recompute-all", f.model);
+        StrategyParams p;
+        p.budgetBytes = (least.peakBytes + storeAll.peakBytes) / 2;
+        const Summary planned = run("budget", f.model, p);
+        QVERIFY(planned.peakBytes <= *p.budgetBytes);
+        QVERIFY(planned.cost >= storeAll.cost);
+        QCOMPARE(planned.backwardOps, storeAll.backwardOps);
+    }
+
+    void gpt2LayersFollowKorthikanti() {
+        const ModelFile f = loadModelFile(examplePath("gpt2-small.json"));
+        // s*b*h*(34 + 5*a*s/h) with s = 1024, b = 8, h = 768, a = 12.
+        const double expected = 1024.0 * 8 * 768 * (34 + 5.0 * 12 * 1024 / 768);
+        for (int i = 1; i <= 12; ++i)
+            QCOMPARE(double(f.model.bytes(f.model.forwardNode(i))), expected);
+    }
+
+    void vggActivationsShrinkWithDepth() {
+        const ModelFile f = loadModelFile(examplePath("vgg16-batch32.json"));
+        QCOMPARE(f.model.bytes(f.model.forwardNode(1)), std::int64_t(64) * 224 * 224 * 32 * 4);
+        QVERIFY(f.model.bytes(f.model.forwardNode(18)) < f.model.bytes(f.model.forwardNode(2)) / 100);
+    }
+
+    // The documented U-Net case: `auto` finds bottlenecks only at full
+    // resolution; the budget plan beats it on memory and compute at once.
+    void unetAutoIsBeatenByTheBudgetPlan() {
+        const ModelFile f = loadModelFile(examplePath("unet-batch8.json"));
+        const Summary autoPlan = run("auto", f.model);
+        StrategyParams p;
+        p.budgetBytes = std::int64_t(13) * 1024 * 1024 * 1024 / 10; // 1.3 GiB
+        const Summary better = run("budget", f.model, p);
+        QVERIFY(better.peakBytes < autoPlan.peakBytes);
+        QVERIFY(better.cost < autoPlan.cost);
+        for (int point : planners::articulationPoints(f.model))
+            QVERIFY2(f.model.label(point).find("1") != std::string::npos,
+                     "U-Net bottlenecks lie only at the first (full-resolution) level");
+    }
+
+    void badFilesNameFileAndPlace_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("syntax") << "{\n  \"nodes\": [\n    {\"name\": \"x\" \"bytes\": 1}\n  ]\n}" << "m.json: line 3, column";
+        QTest::newRow("not an object") << "[1, 2]" << "m.json: /: expected an object";
+        QTest::newRow("no nodes") << "{}" << "m.json: /: missing \"nodes\"";
+        QTest::newRow("one node") << R"({"nodes": [{"name": "in", "bytes": 4}]})" << "m.json: /nodes: expected an array of at least two";
+        QTest::newRow("bad bytes") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": true}]})"
+                                   << "m.json: /nodes/1/bytes: expected a size";
+        QTest::newRow("bad unit text") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": "3 parsecs"}]})"
+                                       << "m.json: /nodes/1/bytes: expected a size such as 4096 or \"2 MiB\"";
+        QTest::newRow("negative cost") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "forward_cost": -1}]})"
+                                       << "m.json: /nodes/1/forward_cost: expected a cost >= 0";
+        QTest::newRow("typo") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "byts": 4}]})"
+                              << "m.json: /nodes/1/byts: unknown key";
+        QTest::newRow("duplicate name") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "in", "bytes": 4}]})"
+                                        << "m.json: /nodes/1/name: name \"in\" is already used by /nodes/0";
+        QTest::newRow("unknown edge end")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "m"]]})"
+            << "m.json: /edges/0/1: no node is named \"m\"";
+        QTest::newRow("backward edge")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["l", "in"]]})"
+            << "m.json: /edges/0: edge \"l\" -> \"in\" goes backwards";
+        QTest::newRow("dangling node")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "x", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "x"], ["in", "l"]]})"
+            << "m.json: /nodes: node 1 (x) feeds no later node";
+        QTest::newRow("bad units") << R"({"units": {"bytes": "parsec"}, "nodes": []})" << "m.json: /units/bytes: expected a unit";
+        QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})" << "m.json: /version: this remat reads version 1";
+    }
+    void badFilesNameFileAndPlace() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        try {
+            parseModelJson(text.toStdString(), "m.json");
+            QFAIL("accepted a bad model file");
+        } catch (const InvalidArgument &e) {
+            QVERIFY2(QString(e.what()).startsWith(expected), e.what());
+        }
+    }
+
+    void unitsScalePlainNumbers() {
+        const ModelFile f = parseModelJson(
+            R"({"units": {"bytes": "MiB"}, "nodes": [{"name": "in", "bytes": 2}, {"name": "l", "bytes": "512 KiB", "forward_cost": 3}]})",
+            "u.json");
+        QCOMPARE(f.model.bytes(0), std::int64_t(2) * 1024 * 1024);
+        QCOMPARE(f.model.bytes(1), std::int64_t(512) * 1024);
+        QCOMPARE(f.model.cost(f.model.backwardNode(1)), 6.0); // backward defaults to twice the forward
+        QVERIFY(f.model.isChain());
+    }
+
+    void missingFileIsNamed() {
+        try {
+            loadModelFile("/nonexistent/model.json");
+            QFAIL("no error");
+        } catch (const InvalidArgument &e) {
+            QVERIFY2(QString(e.what()).startsWith("/nonexistent/model.json: cannot read"), e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(ModelFilesTest)
+#include "test_model_files.moc"

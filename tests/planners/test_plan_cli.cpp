@@ -1,0 +1,143 @@
+// `remat plan` and the planner options of `remat simulate` as users run them,
+// and bad model files: exit status 2, one line on stderr naming the file and
+// the line or JSON pointer, nothing on stdout.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+struct Result {
+    int exitCode;
+    QByteArray out;
+    QByteArray err;
+};
+
+Result remat(const QStringList &args) {
+    QProcess p;
+    p.start(QStringLiteral(REMAT_CLI_PATH), args);
+    if (!p.waitForFinished(120000))
+        return {-1, {}, "timed out"};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QString example(const char *name) {
+    return qEnvironmentVariable("REMAT_SOURCE_DIR") + "/resources/models/" + name;
+}
+} // namespace
+
+class TestPlanCli : public QObject {
+    Q_OBJECT
+private slots:
+    void planPrintsCheckpointsAndCostAgainstStoreAll() {
+        const Result r = remat({"plan", "--model", example("vgg16-batch32.json"), "--budget", "1.2GiB"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.err.isEmpty());
+        for (const char *word : {"checkpoints kept from the forward pass", "budget", "store-all", "against store-all",
+                                 "GFLOP"})
+            QVERIFY2(r.out.contains(word), word);
+    }
+
+    void planJsonRespectsTheBudget_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("budget");
+        QTest::newRow("vgg16") << "vgg16-batch32.json" << "1.2GiB";
+        QTest::newRow("gpt2") << "gpt2-small.json" << "4GiB";
+        QTest::newRow("mlp nodes") << "mlp-uniform.json" << "7";
+        QTest::newRow("resnet") << "resnet18-batch32.json" << "300MiB";
+        QTest::newRow("unet") << "unet-batch8.json" << "1.3GiB";
+    }
+    void planJsonRespectsTheBudget() {
+        QFETCH(QString, file);
+        QFETCH(QString, budget);
+        const Result r = remat({"plan", "--model", example(qPrintable(file)), "--budget", budget, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject plan = doc["plan"].toObject();
+        const QJsonObject b = doc["budget"].toObject();
+        if (b.contains("bytes"))
+            QVERIFY(plan["peak_bytes"].toDouble() <= b["bytes"].toDouble());
+        else
+            QVERIFY(plan["peak_nodes"].toInt() <= b["nodes"].toInt());
+        QVERIFY(plan["cost"].toDouble() >= doc["store_all"].toObject()["cost"].toDouble());
+        QCOMPARE(plan["checkpoints"].toArray().size(), plan["checkpoint_names"].toArray().size());
+    }
+
+    void simulateTakesThePlannersOptions() {
+        const Result r = remat({"simulate", "--n", "40", "--strategy", "recursive", "--slots", "4", "--json"});
+        QCOMPARE(r.exitCode, 2); // recursive takes no --slots: refused by name
+        QVERIFY2(r.err.contains("--slots applies to revolve and budget"), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        const Result ok = remat({"simulate", "--n", "40", "--strategy", "revolve", "--slots", "4", "--json"});
+        QCOMPARE(ok.exitCode, 0);
+        const QJsonObject s = QJsonDocument::fromJson(ok.out).object()["strategies"].toArray()[0].toObject();
+        // T(41, 4) = r l - beta(5, r-1) with r = 4: 4 * 41 - C(8, 5) = 108.
+        QCOMPARE(s["forward_evaluations"].toInt(), 108);
+        const Result budget = remat({"simulate", "--n", "40", "--strategy", "budget", "--budget", "8", "--json"});
+        QCOMPARE(budget.exitCode, 0);
+        const QJsonObject b = QJsonDocument::fromJson(budget.out).object()["strategies"].toArray()[0].toObject();
+        QVERIFY(b["peak_nodes"].toInt() <= 8);
+        const Result graph = remat({"simulate", "--model", example("resnet18-batch32.json"), "--strategy", "auto"});
+        QCOMPARE(graph.exitCode, 0);
+    }
+
+    void refusalsAreOneLineWithExitStatus2_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("below minimum") << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "1MiB"}
+                                       << "is below the minimum feasible";
+        QTest::newRow("zero slots") << QStringList{"simulate", "--n", "10", "--strategy", "revolve", "--slots", "0"}
+                                    << "--slots";
+        QTest::newRow("chain only") << QStringList{"simulate", "--model", example("unet-batch8.json"), "--strategy",
+                                                   "revolve"}
+                                    << "skip connections";
+        QTest::newRow("bad budget") << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "lots"}
+                                    << "--budget";
+        QTest::newRow("missing file") << QStringList{"plan", "--model", "/nonexistent.json", "--budget", "1GiB"}
+                                      << "/nonexistent.json: cannot read";
+    }
+    void refusalsAreOneLineWithExitStatus2() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Result r = remat(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+
+    void badModelFilesNameFileAndPlace_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("syntax") << QByteArray("{\n  \"nodes\": [\n    {\"name\": \"in\", \"bytes\": 4},\n    {\"name\": "
+                                              "\"l\" \"bytes\": 4}\n  ]\n}\n")
+                                << "bad.json: line 4, column";
+        QTest::newRow("pointer") << QByteArray(R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": -3}]})")
+                                 << "bad.json: /nodes/1/bytes: expected a size";
+    }
+    void badModelFilesNameFileAndPlace() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+        for (const QStringList &args : {QStringList{"plan", "--model", path, "--budget", "1GiB"},
+                                        QStringList{"simulate", "--model", path}}) {
+            const Result r = remat(args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY(r.out.isEmpty());
+            QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+            QCOMPARE(r.err.count('\n'), 1);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanCli)
+#include "test_plan_cli.moc"
