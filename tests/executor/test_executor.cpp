@@ -7,6 +7,7 @@
 #include "core/executor/network.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "step_helpers.h"
 
 #include <QtTest>
 #include <cmath>
@@ -41,15 +42,7 @@ std::vector<Planned> allSchedules(const Model &model) {
     return out;
 }
 
-Gradients runOnce(Backend &backend, const Model &model, const Schedule &schedule, StepRecord *record = nullptr) {
-    Executor executor(backend, model, schedule);
-    const StepRecord r = executor.runStep();
-    if (record)
-        *record = r;
-    Gradients g;
-    backend.readGradients(g);
-    return g;
-}
+using testing::runOnce;
 
 // The network in double precision with plain loops: the definition of
 // network.h written out, independent of Eigen and of any schedule.

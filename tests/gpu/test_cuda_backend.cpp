@@ -6,24 +6,16 @@
 #include "core/executor/cpu_backend.h"
 #include "core/executor/executor.h"
 #include "core/strategy_registry.h"
+#include "../executor/step_helpers.h"
 
 #include <cmath>
 #include <memory>
 
 using namespace remat;
 using namespace remat::exec;
+using testing::runOnce;
 
 namespace {
-
-Gradients step(Backend &backend, const Model &model, const Schedule &schedule, StepRecord *record = nullptr) {
-    Executor executor(backend, model, schedule);
-    const StepRecord r = executor.runStep();
-    if (record)
-        *record = r;
-    Gradients g;
-    backend.readGradients(g);
-    return g;
-}
 
 double largest(const Gradients &g) {
     double m = 0;
@@ -58,7 +50,7 @@ private slots:
         const Schedule s = StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
         CpuBackend cpu(params);
         const auto cuda = gpu::makeCudaBackend(params);
-        const Gradients onCpu = step(cpu, model, s), onCuda = step(*cuda, model, s);
+        const Gradients onCpu = runOnce(cpu, model, s), onCuda = runOnce(*cuda, model, s);
         const double diff = onCuda.maxAbsDiff(onCpu);
         const double allowed = gpu::kCpuAgreementTolerance * std::max(1.0, largest(onCpu));
         QVERIFY2(diff <= allowed, qPrintable(QString("max |diff| %1 > %2").arg(diff).arg(allowed)));
@@ -69,13 +61,13 @@ private slots:
         const Model model = networkModel(params->shape);
         const auto cuda = gpu::makeCudaBackend(params);
         const Gradients reference =
-            step(*cuda, model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
+            runOnce(*cuda, model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
         for (const Strategy *s : StrategyRegistry::builtin().all()) {
             if (!s->runsWithDefaults())
                 continue;
             const Schedule schedule = s->makeSchedule(model, {});
             StepRecord r;
-            const Gradients g = step(*cuda, model, schedule, &r);
+            const Gradients g = runOnce(*cuda, model, schedule, &r);
             const QString name = QString::fromUtf8(s->name().data(), static_cast<int>(s->name().size()));
             QVERIFY2(g.bitwiseEqual(reference), qPrintable(name));
             const Summary predicted = Simulator::summarize(model, schedule);
