@@ -40,7 +40,8 @@ ScheduleLayout ScheduleLayout::make(int forwardCount, const QRectF &area) {
         if (step * l.pitch >= kMinLabelSpacing)
             break;
     }
-    if (l.labelEvery * l.pitch < kMinLabelSpacing)
+    // Names need room between the rows; on tiny nodes the tooltip names them instead.
+    if (l.labelEvery * l.pitch < kMinLabelSpacing || l.pitch < kMinLabelPitch)
         l.labelEvery = 0;
     // Centre the picture in the area.
     const double width = std::min(l.columns, count) * l.pitch;

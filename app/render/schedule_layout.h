@@ -17,6 +17,8 @@ struct ScheduleLayout {
     static constexpr double kMaxPitch = 72;
     // Labels are at least this far apart; below it only every k-th is drawn.
     static constexpr double kMinLabelSpacing = 30;
+    // Below this pitch there is no room for names between the rows.
+    static constexpr double kMinLabelPitch = 18;
     // Band height in pitches: label, forward row, arrows, backward row, label.
     static constexpr double kBandPitches = 3.3;
 

@@ -15,6 +15,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPainter>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -54,6 +55,33 @@ QPalette darkWidgetPalette() {
     p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x90));
     p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x90));
     return p;
+}
+
+// Media icons drawn in the text colour, so they read in light and dark palettes alike.
+QIcon playerIcon(QStyle::StandardPixmap kind, QColor colour) {
+    const qreal dpr = 2;
+    QPixmap pixmap(QSize(20, 20) * dpr);
+    pixmap.setDevicePixelRatio(dpr);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    auto triangle = [&](double x, double w, bool right) {
+        const QPointF pts[3] = {right ? QPointF(x, 4) : QPointF(x + w, 4), right ? QPointF(x, 16) : QPointF(x + w, 16),
+                                right ? QPointF(x + w, 10) : QPointF(x, 10)};
+        p.drawPolygon(pts, 3);
+    };
+    switch (kind) {
+    case QStyle::SP_MediaPlay: triangle(6, 10, true); break;
+    case QStyle::SP_MediaPause: p.drawRect(QRectF(5, 4, 3.5, 12)); p.drawRect(QRectF(11.5, 4, 3.5, 12)); break;
+    case QStyle::SP_MediaSeekForward: p.drawRect(QRectF(13, 4, 2.5, 12)); triangle(5, 8, true); break;
+    case QStyle::SP_MediaSeekBackward: p.drawRect(QRectF(4.5, 4, 2.5, 12)); triangle(7, 8, false); break;
+    case QStyle::SP_MediaSkipForward: triangle(3, 7, true); triangle(10, 7, true); p.drawRect(QRectF(16, 4, 2, 12)); break;
+    case QStyle::SP_MediaSkipBackward: p.drawRect(QRectF(2, 4, 2, 12)); triangle(3, 7, false); triangle(10, 7, false); break;
+    default: break;
+    }
+    return QIcon(pixmap);
 }
 
 } // namespace
@@ -123,7 +151,9 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     connect(player_, &Player::positionChanged, this, &MainWindow::showPosition);
     connect(player_, &Player::rangeChanged, this, [this](int last) { slider_->setRange(0, last); });
     connect(player_, &Player::playingChanged, this, [this](bool playing) {
-        playButton_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        playButton_->setProperty("playerIcon", static_cast<int>(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        playButton_->setIcon(playerIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay,
+                                        QApplication::palette().color(QPalette::ButtonText)));
         playButton_->setToolTip(playing ? tr("Pause (Space)") : tr("Play (Space)"));
     });
     connect(player_, &Player::peakVisited, this, [this](int track) {
@@ -164,7 +194,7 @@ QWidget *MainWindow::buildPlayerBar() {
     layout->setContentsMargins(0, 2, 0, 2);
     auto button = [&](QStyle::StandardPixmap icon, const QString &tip, auto slot) {
         auto *b = new QToolButton(bar);
-        b->setIcon(style()->standardIcon(icon));
+        b->setProperty("playerIcon", static_cast<int>(icon));
         b->setToolTip(tip);
         b->setFocusPolicy(Qt::NoFocus);
         b->setAutoRaise(true);
@@ -556,6 +586,10 @@ void MainWindow::applyPalette() {
     const render::Palette palette = render::Palette::forDarkMode(dark);
     legend_->setPalette(palette);
     chart_->setPalette(palette);
+    for (QToolButton *b : findChildren<QToolButton *>())
+        if (const QVariant kind = b->property("playerIcon"); kind.isValid())
+            b->setIcon(playerIcon(static_cast<QStyle::StandardPixmap>(kind.toInt()),
+                                  QApplication::palette().color(QPalette::ButtonText)));
     for (int i = 0; i < paneCount(); ++i)
         slots_[static_cast<std::size_t>(i)].widget->setPalette(palette, palette.series[i % 4]);
     refreshTracks();

@@ -54,7 +54,7 @@ private slots:
         QCOMPARE(l.hitTest(QPointF(area.left() - 50, area.top() - 50)), -1LL);
         // Labels never crowd: the labelled nodes are far enough apart.
         if (l.labelEvery > 0)
-            QVERIFY(l.labelEvery * l.pitch >= ScheduleLayout::kMinLabelSpacing);
+            QVERIFY(l.labelEvery * l.pitch >= ScheduleLayout::kMinLabelSpacing && l.pitch >= ScheduleLayout::kMinLabelPitch);
     }
 
     void labelsThinOutWhenNodesGetSmall() {
