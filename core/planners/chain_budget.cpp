@@ -209,7 +209,8 @@ ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const P
     ChainPlan plan;
     const std::string stepText =
         step > 1 ? " in " + std::to_string(capacity) + " steps of " + formatBytes(step) : std::string();
-    if (exactWork(n, capacity) <= kExactMaxWork && exactTableBytes(n, capacity) <= kExactMaxTableBytes) {
+    if (budget.allowExact && exactWork(n, capacity) <= kExactMaxWork &&
+        exactTableBytes(n, capacity) <= kExactMaxTableBytes) {
         if (auto order = exactChainOrder(chain, w, capacity, callbacks, &plan.checkpoints)) {
             plan.order = std::move(*order);
             plan.description = "budget " + amountText(budget) + stepText + ", exact over all schedules";

@@ -25,6 +25,9 @@ struct ChainBudget {
     BudgetUnit unit = BudgetUnit::Bytes;
     std::int64_t amount = 0;
     int memorySteps = 512; // Bytes only: the budget is cut into this many equal steps
+    // False: use only the keep-until-gradient recurrence even where the exact
+    // one would run (to measure the difference between the two).
+    bool allowExact = true;
 };
 
 struct ChainPlan {
