@@ -13,9 +13,10 @@
 namespace remat::exporting {
 
 QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes) {
+    // The panes' own titles carry the parameters; the caption names them only.
     QStringList titles;
     for (const ExportPane &pane : panes)
-        titles << pane.title;
+        titles << QString::fromStdString(pane.timeline->schedule().strategy);
     return QStringLiteral("Gradient checkpointing, n = %1: %2").arg(model.layers()).arg(titles.join(QStringLiteral(", ")));
 }
 

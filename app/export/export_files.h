@@ -13,7 +13,7 @@ namespace remat::exporting {
 
 class TimelinePicture;
 
-// "n = 16: store-all, recompute-all, periodic (k = 4)".
+// "Gradient checkpointing, n = 16: store-all, recompute-all, periodic".
 QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes);
 
 // `remat simulate --csv --timeline`: strategy,step,op,node,resident_count,resident,bytes.

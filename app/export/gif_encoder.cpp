@@ -84,9 +84,17 @@ void GifEncoder::addFrame(const QImage &image, int delayMs) {
     const QImage rgb = (image.format() == QImage::Format_RGB32 || image.format() == QImage::Format_ARGB32)
                            ? image
                            : image.convertToFormat(QImage::Format_RGB32);
-    for (int y = 0; y < height_; ++y)
-        palette_.mapRow(reinterpret_cast<const QRgb *>(rgb.constScanLine(y)),
-                        scratch_.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(width_), width_);
+    // Most rows are as in the frame before: reuse their indices.
+    const std::size_t rowBytes = static_cast<std::size_t>(width_) * sizeof(QRgb);
+    for (int y = 0; y < height_; ++y) {
+        const auto offset = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+        const uchar *row = rgb.constScanLine(y);
+        if (hasPending_ && std::memcmp(row, previous_.constScanLine(y), rowBytes) == 0)
+            std::memcpy(scratch_.data() + offset, pending_.data() + offset, static_cast<std::size_t>(width_));
+        else
+            palette_.mapRow(reinterpret_cast<const QRgb *>(row), scratch_.data() + offset, width_);
+    }
+    previous_ = rgb;
     ++added_;
     const int delayCs = delayCentiseconds(delayMs);
     // cgif would merge an identical frame on its own; doing it here keeps the

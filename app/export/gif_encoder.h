@@ -66,6 +66,7 @@ private:
     int pendingDelayCs_ = 0;
     bool hasPending_ = false;
     std::vector<std::uint8_t> scratch_;
+    QImage previous_;                    // the RGB picture of the pending frame
     bool writeFailed_ = false;
     bool done_ = false;
     int added_ = 0;
