@@ -12,12 +12,15 @@
 
 namespace remat::exporting {
 
-QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes) {
+QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes, const QString &modelName) {
     // The panes' own titles carry the parameters; the caption names them only.
     QStringList titles;
     for (const ExportPane &pane : panes)
         titles << QString::fromStdString(pane.timeline->schedule().strategy);
-    return QStringLiteral("Gradient checkpointing, n = %1: %2").arg(model.layers()).arg(titles.join(QStringLiteral(", ")));
+    const QString names = titles.join(QStringLiteral(", "));
+    if (!modelName.isEmpty())
+        return QStringLiteral("%1: %2").arg(modelName, names);
+    return QStringLiteral("Gradient checkpointing, n = %1: %2").arg(model.layers()).arg(names);
 }
 
 void saveFile(const QString &path, const std::string &bytes) {

@@ -14,7 +14,8 @@ namespace remat::exporting {
 class TimelinePicture;
 
 // "Gradient checkpointing, n = 16: store-all, recompute-all, periodic".
-QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes);
+// With a model file's `modelName`: "VGG-16, batch 32: store-all, periodic".
+QString defaultCaption(const Model &model, const std::vector<ExportPane> &panes, const QString &modelName = {});
 
 // `remat simulate --csv --timeline`: strategy,step,op,node,resident_count,resident,bytes.
 void writeTimelineCsvFile(const QString &path, const std::vector<ExportPane> &panes);

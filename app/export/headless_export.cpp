@@ -3,6 +3,7 @@
 #include "app/export/export_files.h"
 #include "app/export/timeline_gif_export.h"
 #include "core/errors.h"
+#include "core/model_io.h"
 #include "core/report.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
@@ -119,9 +120,20 @@ std::vector<std::string> splitList(const QString &text, const char *name) {
     return out;
 }
 
-std::shared_ptr<const Model> buildModel(const Parsed &p) {
-    if (p.has("--model"))
-        throw InvalidArgument("--model is not supported by this build yet; use --n");
+struct LoadedModel {
+    std::shared_ptr<const Model> model;
+    QString name; // the model file's own name, or "" for a chain
+};
+
+LoadedModel buildModel(const Parsed &p) {
+    if (p.has("--model")) {
+        for (const char *chainOnly : {"--n", "--node-bytes"})
+            if (p.has(chainOnly))
+                throw InvalidArgument(std::string(chainOnly) + " describes a chain; it cannot be combined with --model");
+        ModelFile file = loadModelFile(p.value("--model").toStdString());
+        const QString name = QString::fromStdString(file.name.empty() ? p.value("--model").toStdString() : file.name);
+        return {std::make_shared<const Model>(std::move(file.model)), name};
+    }
     const int n = static_cast<int>(integer(p, "--n", 16, 1, Model::kMaxLayers));
     ChainSpec spec;
     if (p.has("--node-bytes")) {
@@ -130,7 +142,7 @@ std::shared_ptr<const Model> buildModel(const Parsed &p) {
             throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + p.value("--node-bytes").toStdString() +
                                   "'");
     }
-    return std::make_shared<const Model>(Model::chain(n, spec));
+    return {std::make_shared<const Model>(Model::chain(n, spec)), QString()};
 }
 
 struct Plan {
@@ -196,7 +208,8 @@ int runHeadlessExport(const QStringList &args) {
                                   "--export-summary-csv or --export-json");
 
         // Panes.
-        const auto model = buildModel(p);
+        const LoadedModel loaded = buildModel(p);
+        const std::shared_ptr<const Model> &model = loaded.model;
         StrategyParams params;
         if (p.has("--every"))
             params.every = static_cast<int>(integer(p, "--every", 1, 1, model->layers()));
@@ -260,7 +273,7 @@ int runHeadlessExport(const QStringList &args) {
 
         std::vector<ExportPane> panes = simulatePanes(model, names, params);
         if (!p.flag("--no-caption"))
-            options.picture.caption = p.has("--caption") ? p.value("--caption") : defaultCaption(*model, panes);
+            options.picture.caption = p.has("--caption") ? p.value("--caption") : defaultCaption(*model, panes, loaded.name);
         // Planning the job checks the remaining options before anything is written.
         TimelineGifExport job(panes, options);
         if (plan.at && *plan.at > job.picture().endTime())

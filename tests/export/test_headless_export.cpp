@@ -60,6 +60,7 @@ private slots:
     void badOptionsExit2AndTouchNothing();
     void reportsMatchTheCli();
     void pngSnapshot();
+    void modelFile();
 };
 
 void TestHeadlessExport::initTestCase() {
@@ -175,6 +176,28 @@ void TestHeadlessExport::pngSnapshot() {
     const Run late = runProgram("REMAT_STUDIO_EXE", {"--export-png", path, "--n", "8", "--at", "1000"});
     QCOMPARE(late.exitCode, 2);
     QVERIFY2(late.err.contains("past the end of the timeline"), late.err.constData());
+}
+
+void TestHeadlessExport::modelFile() {
+    // A graph with skip connections from the shipped examples, drawn with its skip edges.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("unet.gif"));
+    const QString model = qEnvironmentVariable("REMAT_SOURCE_DIR") + QStringLiteral("/resources/models/unet-batch8.json");
+    const Run run = runProgram("REMAT_STUDIO_EXE", {"--export-gif", path, "--model", model, "--strategies", "store-all",
+                                                    "--width", "640", "--max-frames", "20"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const auto gif = decodeGif(path);
+    QCOMPARE(gif.width, 640);
+    QCOMPARE(static_cast<int>(gif.frames.size()), 20);
+
+    writeText(path, "kept");
+    const Run missing = runProgram("REMAT_STUDIO_EXE", {"--export-gif", path, "--model", dir.filePath("none.json")});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("none.json"), missing.err.constData());
+    const Run mixed = runProgram("REMAT_STUDIO_EXE", {"--export-gif", path, "--model", model, "--n", "8"});
+    QCOMPARE(mixed.exitCode, 2);
+    QVERIFY2(mixed.err.contains("cannot be combined with --model"), mixed.err.constData());
+    QCOMPARE(readAll(path), QByteArray("kept"));
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessExport)
