@@ -128,7 +128,10 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QPushButton::clicked, this, [this] {
-        // The simulator cannot be interrupted; its result is dropped instead.
+        // Planners stop at the flag; a running simulation cannot be
+        // interrupted, so its result is dropped instead.
+        if (cancelFlag_)
+            cancelFlag_->store(true);
         queuedJobs_.clear();
         for (Slot &slot : slots_)
             if (!slot.run) {
@@ -144,6 +147,7 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
         else {
             progress_->hide();
             cancel_->hide();
+            statusBar()->showMessage(tr("Background work finished"), 3000);
         }
     });
 
@@ -431,6 +435,8 @@ std::vector<MainWindow::Result> MainWindow::runJobs(const std::vector<Job> &jobs
         r.generation = job.generation;
         try {
             r.run = std::make_shared<const PaneRun>(simulatePane(job.model, job.config));
+        } catch (const Cancelled &) {
+            r.error = tr("Planning cancelled.");
         } catch (const std::bad_alloc &) {
             r.error = tr("Not enough memory to simulate %1 at n = %2. Pick a smaller n.")
                           .arg(QString::fromStdString(job.config.strategy))
@@ -454,12 +460,14 @@ void MainWindow::simulate(const std::vector<int> &panes) {
         } catch (const std::exception &) {
             ops = 0; // let the simulation report the problem
         }
-        if (ops > kBackgroundOps) {
+        if (ops > kBackgroundOps || plansSlowly(slot.config)) {
             slot.run.reset();
-            slot.widget->setBusy(tr("Simulating %1 at n = %2 (about %3 million ops)\u2026")
-                                     .arg(QString::fromStdString(slot.config.strategy))
-                                     .arg(layers_)
-                                     .arg(ops / 1e6, 0, 'f', 1));
+            slot.widget->setBusy(ops > kBackgroundOps
+                                     ? tr("Simulating %1 at n = %2 (about %3 million ops)\u2026")
+                                           .arg(QString::fromStdString(slot.config.strategy))
+                                           .arg(layers_)
+                                           .arg(ops / 1e6, 0, 'f', 1)
+                                     : tr("Planning %1 at n = %2\u2026").arg(QString::fromStdString(slot.config.strategy)).arg(layers_));
             queuedJobs_.push_back(std::move(job));
         } else {
             small.push_back(std::move(job));
@@ -474,6 +482,21 @@ void MainWindow::simulate(const std::vector<int> &panes) {
 void MainWindow::startBackgroundJobs() {
     std::vector<Job> jobs;
     jobs.swap(queuedJobs_);
+    cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+    progress_->setRange(0, 0); // busy until a planner reports progress
+    for (Job &job : jobs) {
+        job.config.params.cancelled = [flag = cancelFlag_] { return flag->load(); };
+        // Called on the worker thread: hop to the GUI thread (dropped if the window is gone).
+        job.config.params.progress = [this](double fraction) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, fraction] {
+                    progress_->setRange(0, 1000);
+                    progress_->setValue(static_cast<int>(fraction * 1000));
+                },
+                Qt::QueuedConnection);
+        };
+    }
     progress_->show();
     cancel_->show();
     statusBar()->showMessage(tr("Simulating in the background\u2026"));

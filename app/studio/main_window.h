@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -137,6 +138,7 @@ private:
 
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_; // waiting for the running background job
+    std::shared_ptr<std::atomic<bool>> cancelFlag_; // read by planners that can stop
     QPalette systemPalette_;
     QString systemStyle_;
 };

@@ -42,21 +42,6 @@ PaneConfig withCheckpointToggled(const PaneRun &run, int index) {
     return config;
 }
 
-std::string describeParams(const PaneConfig &config) {
-    std::string out;
-    if (config.params.every)
-        out = "k = " + std::to_string(*config.params.every);
-    if (config.params.checkpoints) {
-        const auto &c = *config.params.checkpoints;
-        if (c.empty())
-            return "no checkpoints";
-        constexpr std::size_t kShown = 8;
-        for (std::size_t i = 0; i < c.size() && i < kShown; ++i)
-            out += (i ? ", a_" : "a_") + std::to_string(c[i]);
-        if (c.size() > kShown)
-            out += ", \u2026 (" + std::to_string(c.size()) + ")";
-    }
-    return out;
-}
+bool plansSlowly(const PaneConfig &config) { return config.strategy == "budget" || config.strategy == "auto"; }
 
 } // namespace remat::studio

@@ -47,10 +47,25 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     checkpoints_->setObjectName("checkpoints");
     checkpoints_->setPlaceholderText(tr("e.g. 4, 8, 12"));
     checkpoints_->setToolTip(tr("Forward nodes kept between the passes (1 to n-1). Or click nodes in the picture."));
+    slotsLabel_ = new QLabel(tr("slots"), this);
+    slots_ = new QSpinBox(this);
+    slots_->setObjectName("slots");
+    slots_->setRange(1, 1);
+    slots_->setToolTip(tr("Checkpoint slots the planner may fill (a_0 takes one)"));
+    budgetLabel_ = new QLabel(tr("memory \u2264"), this);
+    budget_ = new QSpinBox(this);
+    budget_->setObjectName("budget");
+    budget_->setRange(1, 1);
+    budget_->setSuffix(tr(" nodes"));
+    budget_->setToolTip(tr("Most nodes the schedule may hold at once; the planner finds the least compute within it"));
     controls->addWidget(everyLabel_);
     controls->addWidget(every_);
     controls->addWidget(checkpointsLabel_);
     controls->addWidget(checkpoints_, 1);
+    controls->addWidget(slotsLabel_);
+    controls->addWidget(slots_);
+    controls->addWidget(budgetLabel_);
+    controls->addWidget(budget_);
     controls->addStretch();
     remove_ = new QToolButton(this);
     remove_->setText(QStringLiteral("\u2715"));
@@ -62,6 +77,8 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     title_ = new QLabel(this);
     title_->setObjectName("title");
     title_->setTextFormat(Qt::RichText);
+    // Long titles are cut rather than widening their pane: panes share the width equally.
+    title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(title_);
 
     view_ = new ScheduleView(this);
@@ -70,11 +87,13 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     position_ = new QLabel(this);
     position_->setObjectName("position");
     position_->setTextFormat(Qt::RichText);
+    position_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(position_);
     narration_ = new QLabel(this);
     narration_->setObjectName("narration");
     narration_->setWordWrap(true);
     narration_->setTextFormat(Qt::PlainText);
+    narration_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     narration_->setMinimumHeight(narration_->fontMetrics().lineSpacing() * 3);
     narration_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     layout->addWidget(narration_);
@@ -85,10 +104,13 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
         updateParamControls();
         emitConfig();
     });
-    connect(every_, &QSpinBox::valueChanged, this, [this] {
-        if (!updating_)
-            emitConfig();
-    });
+    for (QSpinBox *spin : {every_, slots_, budget_}) {
+        spin->setKeyboardTracking(false);
+        connect(spin, &QSpinBox::valueChanged, this, [this] {
+            if (!updating_)
+                emitConfig();
+        });
+    }
     connect(checkpoints_, &QLineEdit::editingFinished, this, [this] {
         if (!updating_ && checkpoints_->isModified()) {
             checkpoints_->setModified(false);
@@ -108,6 +130,12 @@ void PaneWidget::updateParamControls() {
     every_->setVisible(every);
     checkpointsLabel_->setVisible(list);
     checkpoints_->setVisible(list);
+    const bool usesSlots = name == QLatin1String("revolve");
+    slotsLabel_->setVisible(usesSlots);
+    slots_->setVisible(usesSlots);
+    const bool budget = name == QLatin1String("budget");
+    budgetLabel_->setVisible(budget);
+    budget_->setVisible(budget);
 }
 
 void PaneWidget::setConfig(const PaneConfig &config, int layers) {
@@ -116,6 +144,11 @@ void PaneWidget::setConfig(const PaneConfig &config, int layers) {
     every_->setRange(1, std::max(1, layers));
     const int defaultEvery = std::max(1, static_cast<int>(std::lround(std::sqrt(double(layers)))));
     every_->setValue(config.params.every.value_or(defaultEvery));
+    // Slots and budgets: sqrt(n) slots, or about the memory periodic needs, as a start.
+    slots_->setRange(1, std::max(1, layers + 1));
+    slots_->setValue(config.params.checkpointSlots.value_or(defaultEvery));
+    budget_->setRange(2, std::max(2, layers + 2));
+    budget_->setValue(static_cast<int>(config.params.budgetNodes.value_or(2 * defaultEvery + 1)));
     QStringList list;
     if (config.params.checkpoints)
         for (const int c : *config.params.checkpoints)
@@ -131,6 +164,10 @@ void PaneWidget::emitConfig() {
     config.strategy = strategy_->currentText().toStdString();
     if (config.strategy == "periodic")
         config.params.every = every_->value();
+    if (config.strategy == "revolve")
+        config.params.checkpointSlots = slots_->value();
+    if (config.strategy == "budget")
+        config.params.budgetNodes = budget_->value();
     if (config.strategy == "checkpoints") {
         std::vector<int> list;
         const QStringList parts =

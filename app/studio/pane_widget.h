@@ -46,6 +46,10 @@ private:
     QSpinBox *every_;
     QLabel *checkpointsLabel_;
     QLineEdit *checkpoints_;
+    QLabel *slotsLabel_;
+    QSpinBox *slots_;
+    QLabel *budgetLabel_;
+    QSpinBox *budget_;
     QToolButton *remove_;
     QLabel *swatch_;
     QLabel *title_;

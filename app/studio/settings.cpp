@@ -38,6 +38,10 @@ bool restoreSession(MainWindow &window) {
             continue; // a strategy this build does not have
         if (settings.contains("every"))
             config.params.every = settings.value("every").toInt();
+        if (settings.contains("slots"))
+            config.params.checkpointSlots = settings.value("slots").toInt();
+        if (settings.contains("budgetNodes"))
+            config.params.budgetNodes = settings.value("budgetNodes").toLongLong();
         if (settings.contains("checkpoints")) {
             std::vector<int> list;
             for (const QVariant &v : settings.value("checkpoints").toList())
@@ -73,6 +77,14 @@ void saveSession(const MainWindow &window) {
             settings.setValue("every", *config.params.every);
         else
             settings.remove("every");
+        if (config.params.checkpointSlots)
+            settings.setValue("slots", *config.params.checkpointSlots);
+        else
+            settings.remove("slots");
+        if (config.params.budgetNodes)
+            settings.setValue("budgetNodes", static_cast<qlonglong>(*config.params.budgetNodes));
+        else
+            settings.remove("budgetNodes");
         if (config.params.checkpoints) {
             QVariantList list;
             for (const int c : *config.params.checkpoints)

@@ -1,0 +1,353 @@
+#include "app/studio/export_dialog.h"
+
+#include "app/export/export_files.h"
+#include "app/studio/main_window.h"
+#include "core/errors.h"
+#include "core/units.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace remat::studio {
+
+using exporting::ExportPane;
+using exporting::FrameSampling;
+using exporting::GifExportOptions;
+using exporting::TimelineGifExport;
+using exporting::TimelinePicture;
+
+std::vector<ExportPane> exportPanesOf(const MainWindow &window) {
+    std::vector<ExportPane> panes;
+    for (int i = 0; i < window.paneCount(); ++i) {
+        const std::shared_ptr<const PaneRun> &run = window.run(i);
+        if (!run || !run->timeline)
+            continue;
+        ExportPane pane;
+        pane.title = QString::fromStdString(run->config.strategy);
+        if (const std::string params = describeParams(run->config); !params.empty())
+            pane.title += QStringLiteral(" (%1)").arg(QString::fromStdString(params));
+        pane.strategy = run->strategy;
+        pane.summary = run->summary;
+        pane.costOverhead = run->costOverhead;
+        pane.timeline = run->timeline;
+        panes.push_back(std::move(pane));
+    }
+    return panes;
+}
+
+render::Palette renderPaletteOf(const MainWindow &) {
+    return render::Palette::forDarkMode(QApplication::palette().color(QPalette::Window).lightness() < 128);
+}
+
+namespace {
+
+QSize viewSizeOf(const MainWindow &window) {
+    const QSize s = window.centralWidget() ? window.centralWidget()->size() : window.size();
+    return {std::clamp(s.width(), 160, 4096), std::clamp(s.height(), 90, 4096)};
+}
+
+// Runs `write` and reports the outcome in the status bar or a message box.
+template <class F>
+void saveWith(MainWindow &window, const QString &title, const QString &filter, const QString &suffix, F &&write) {
+    const std::vector<ExportPane> panes = exportPanesOf(window);
+    if (panes.empty()) {
+        QMessageBox::information(&window, title, QObject::tr("There is no simulated pane to export yet."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(&window, title, QString(), filter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += suffix;
+    try {
+        write(path, panes);
+        window.statusBar()->showMessage(QObject::tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 8000);
+    } catch (const std::exception &e) {
+        QMessageBox::warning(&window, title, QString::fromUtf8(e.what()));
+    }
+}
+
+} // namespace
+
+void addExportActions(QMenu *menu, MainWindow &window) {
+    QAction *gif = menu->addAction(QObject::tr("Export timeline as &GIF\u2026"), &window, [&window] {
+        auto *dialog = new ExportGifDialog(window);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    gif->setShortcut(QKeySequence(QObject::tr("Ctrl+E")));
+    QAction *png = menu->addAction(QObject::tr("Export this moment as &PNG\u2026"), &window, [&window] {
+        saveWith(window, QObject::tr("Export PNG"), QObject::tr("PNG images (*.png)"), QStringLiteral(".png"),
+                 [&window](const QString &path, const std::vector<ExportPane> &panes) {
+                     TimelinePicture::Options options;
+                     options.size = viewSizeOf(window);
+                     options.axis = window.player()->axis();
+                     options.palette = renderPaletteOf(window);
+                     options.caption = exporting::defaultCaption(panes.front().timeline->model(), panes);
+                     TimelinePicture picture(panes, options);
+                     exporting::writePngFile(path, picture, window.player()->time());
+                 });
+    });
+    png->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+P")));
+    QAction *csv = menu->addAction(QObject::tr("Export timelines as &CSV\u2026"), &window, [&window] {
+        saveWith(window, QObject::tr("Export timelines"), QObject::tr("CSV files (*.csv)"), QStringLiteral(".csv"),
+                 [](const QString &path, const std::vector<ExportPane> &panes) {
+                     exporting::writeTimelineCsvFile(path, panes);
+                 });
+    });
+    csv->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+C")));
+    menu->addAction(QObject::tr("Export summary as CS&V\u2026"), &window, [&window] {
+        saveWith(window, QObject::tr("Export summary"), QObject::tr("CSV files (*.csv)"), QStringLiteral(".csv"),
+                 [](const QString &path, const std::vector<ExportPane> &panes) {
+                     exporting::writeSummaryCsvFile(path, panes.front().timeline->model(), panes);
+                 });
+    });
+    QAction *json = menu->addAction(QObject::tr("Export summary as &JSON\u2026"), &window, [&window] {
+        saveWith(window, QObject::tr("Export summary"), QObject::tr("JSON files (*.json)"), QStringLiteral(".json"),
+                 [](const QString &path, const std::vector<ExportPane> &panes) {
+                     exporting::writeSummaryJsonFile(path, panes.front().timeline->model(), panes);
+                 });
+    });
+    json->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+J")));
+}
+
+ExportGifDialog::ExportGifDialog(MainWindow &window)
+    : QDialog(&window), window_(window), panes_(exportPanesOf(window)),
+      cancel_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)),
+      total_(std::make_shared<std::atomic<int>>(0)) {
+    setWindowTitle(tr("Export timeline as GIF"));
+    auto *form = new QFormLayout;
+
+    path_ = new QLineEdit(QDir::home().filePath(QStringLiteral("timeline.gif")), this);
+    auto *browse = new QPushButton(tr("Browse\u2026"), this);
+    connect(browse, &QPushButton::clicked, this, &ExportGifDialog::browse);
+    auto *pathRow = new QHBoxLayout;
+    pathRow->addWidget(path_);
+    pathRow->addWidget(browse);
+    form->addRow(tr("File:"), pathRow);
+
+    what_ = new QComboBox(this);
+    what_->addItem(tr("Side-by-side view with the memory chart"), -1);
+    for (std::size_t i = 0; i < panes_.size(); ++i)
+        what_->addItem(tr("One pane: %1").arg(panes_[i].title), static_cast<int>(i));
+    form->addRow(tr("Show:"), what_);
+
+    viewSize_ = new QCheckBox(tr("The view's size (%1 \u00D7 %2)").arg(viewSizeOf(window).width()).arg(viewSizeOf(window).height()), this);
+    width_ = new QSpinBox(this);
+    width_->setRange(160, 4096);
+    width_->setValue(960);
+    width_->setSuffix(tr(" px wide"));
+    auto *sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(width_);
+    sizeRow->addWidget(viewSize_);
+    form->addRow(tr("Size:"), sizeRow);
+
+    fps_ = new QDoubleSpinBox(this);
+    fps_->setRange(0.1, 50);
+    fps_->setDecimals(1);
+    fps_->setValue(8);
+    fps_->setSuffix(tr(" frames/s"));
+    fps_->setToolTip(tr("At most 50: browsers show frames shorter than 20 ms for 100 ms."));
+    form->addRow(tr("Frame rate:"), fps_);
+
+    sampling_ = new QComboBox(this);
+    sampling_->addItem(tr("At most this many frames"), static_cast<int>(FrameSampling::Mode::MaxFrames));
+    sampling_->addItem(tr("Every k-th op"), static_cast<int>(FrameSampling::Mode::EveryKth));
+    sampling_->addItem(tr("Every op"), static_cast<int>(FrameSampling::Mode::EveryOp));
+    samplingValue_ = new QSpinBox(this);
+    samplingValue_->setRange(2, 100000);
+    samplingValue_->setValue(300);
+    auto *samplingRow = new QHBoxLayout;
+    samplingRow->addWidget(sampling_);
+    samplingRow->addWidget(samplingValue_);
+    form->addRow(tr("Frames:"), samplingRow);
+
+    forever_ = new QCheckBox(tr("Loop forever"), this);
+    forever_->setChecked(true);
+    loops_ = new QSpinBox(this);
+    loops_->setRange(1, 65536);
+    loops_->setValue(1);
+    loops_->setSuffix(tr(" times"));
+    auto *loopRow = new QHBoxLayout;
+    loopRow->addWidget(forever_);
+    loopRow->addWidget(loops_);
+    form->addRow(tr("Play:"), loopRow);
+
+    hold_ = new QSpinBox(this);
+    hold_->setRange(0, 60000);
+    hold_->setSingleStep(500);
+    hold_->setValue(2000);
+    hold_->setSuffix(tr(" ms"));
+    form->addRow(tr("Hold the last frame:"), hold_);
+    titleFrame_ = new QSpinBox(this);
+    titleFrame_->setRange(0, 60000);
+    titleFrame_->setSingleStep(500);
+    titleFrame_->setSpecialValueText(tr("none"));
+    titleFrame_->setSuffix(tr(" ms"));
+    form->addRow(tr("Title card first:"), titleFrame_);
+    caption_ = new QLineEdit(
+        panes_.empty() ? QString() : exporting::defaultCaption(panes_.front().timeline->model(), panes_), this);
+    caption_->setPlaceholderText(tr("no caption"));
+    form->addRow(tr("Caption:"), caption_);
+
+    message_ = new QLabel(this);
+    message_->setWordWrap(true);
+    progress_ = new QProgressBar(this);
+    progress_->setVisible(false);
+    auto *buttons = new QDialogButtonBox(this);
+    exportButton_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    cancelButton_ = buttons->addButton(QDialogButtonBox::Cancel);
+    connect(exportButton_, &QPushButton::clicked, this, &ExportGifDialog::start);
+    connect(cancelButton_, &QPushButton::clicked, this, &ExportGifDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(message_);
+    layout->addWidget(progress_);
+    layout->addWidget(buttons);
+
+    connect(viewSize_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
+    connect(forever_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
+    connect(sampling_, &QComboBox::currentIndexChanged, this, &ExportGifDialog::updateControls);
+    connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &ExportGifDialog::onFinished);
+    updateControls();
+    if (panes_.empty()) {
+        message_->setText(tr("There is no simulated pane to export yet."));
+        exportButton_->setEnabled(false);
+    }
+}
+
+ExportGifDialog::~ExportGifDialog() {
+    // The worker reads this dialog's panes: stop it before they go.
+    cancel_->store(true);
+    watcher_.waitForFinished();
+}
+
+void ExportGifDialog::updateControls() {
+    width_->setEnabled(!viewSize_->isChecked());
+    loops_->setEnabled(!forever_->isChecked());
+    const auto mode = static_cast<FrameSampling::Mode>(sampling_->currentData().toInt());
+    samplingValue_->setVisible(mode != FrameSampling::Mode::EveryOp);
+    samplingValue_->setMinimum(mode == FrameSampling::Mode::MaxFrames ? 2 : 1);
+}
+
+void ExportGifDialog::browse() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export GIF"), path_->text(), tr("GIF images (*.gif)"));
+    if (!path.isEmpty())
+        path_->setText(QFileInfo(path).suffix().isEmpty() ? path + QStringLiteral(".gif") : path);
+}
+
+QString ExportGifDialog::path() const { return path_->text().trimmed(); }
+
+std::vector<ExportPane> ExportGifDialog::chosenPanes() const {
+    const int pane = what_->currentData().toInt();
+    if (pane < 0)
+        return panes_;
+    return {panes_[static_cast<std::size_t>(pane)]};
+}
+
+GifExportOptions ExportGifDialog::options() const {
+    GifExportOptions o;
+    const bool onePane = what_->currentData().toInt() >= 0;
+    o.picture.paneOnly = onePane;
+    o.picture.size = viewSize_->isChecked() ? viewSizeOf(window_) : TimelinePicture::defaultSize(width_->value(), onePane);
+    o.picture.axis = window_.player()->axis();
+    o.picture.palette = renderPaletteOf(window_);
+    o.picture.caption = caption_->text();
+    o.fps = fps_->value();
+    o.loops = forever_->isChecked() ? 0 : loops_->value();
+    o.finalHoldMs = hold_->value();
+    o.titleFrameMs = titleFrame_->value();
+    o.sampling.mode = static_cast<FrameSampling::Mode>(sampling_->currentData().toInt());
+    o.sampling.every = samplingValue_->value();
+    o.sampling.maxFrames = samplingValue_->value();
+    return o;
+}
+
+bool ExportGifDialog::start() {
+    if (isRunning())
+        return false;
+    const QString target = path();
+    if (target.isEmpty()) {
+        message_->setText(tr("Choose a file to write."));
+        return false;
+    }
+    std::shared_ptr<TimelineGifExport> job;
+    try {
+        job = std::make_shared<TimelineGifExport>(chosenPanes(), options());
+    } catch (const Error &e) {
+        message_->setText(QString::fromUtf8(e.what()));
+        return false;
+    }
+    cancel_->store(false);
+    done_->store(0);
+    total_->store(static_cast<int>(job->frames().size()));
+    progress_->setRange(0, total_->load());
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    exportButton_->setEnabled(false);
+    message_->setText(tr("Exporting %1 frames\u2026").arg(total_->load()));
+    auto cancel = cancel_;
+    auto done = done_;
+    watcher_.setFuture(QtConcurrent::run([job, target, cancel, done]() -> Outcome {
+        try {
+            const exporting::GifExportResult r = job->run(
+                target, [done](int d, int) { done->store(d); }, [cancel] { return cancel->load(); });
+            return {true, false,
+                    QObject::tr("Wrote %1: %2 frames, %3")
+                        .arg(QDir::toNativeSeparators(target))
+                        .arg(r.framesWritten)
+                        .arg(QString::fromStdString(formatBytes(r.bytes)))};
+        } catch (const Cancelled &) {
+            return {false, true, QObject::tr("Cancelled; nothing was written.")};
+        } catch (const std::exception &e) {
+            return {false, false, QString::fromUtf8(e.what())};
+        }
+    }));
+    auto *timer = new QTimer(this);
+    connect(timer, &QTimer::timeout, this, &ExportGifDialog::showProgress);
+    connect(&watcher_, &QFutureWatcher<Outcome>::finished, timer, &QObject::deleteLater);
+    timer->start(50);
+    return true;
+}
+
+void ExportGifDialog::showProgress() { progress_->setValue(done_->load()); }
+
+void ExportGifDialog::onFinished() {
+    const Outcome outcome = watcher_.result();
+    progress_->setValue(done_->load());
+    exportButton_->setEnabled(true);
+    message_->setText(outcome.message);
+    emit finished(outcome.ok, outcome.message);
+    if (outcome.ok) {
+        window_.statusBar()->showMessage(outcome.message, 10000);
+        accept();
+    }
+}
+
+void ExportGifDialog::reject() {
+    if (isRunning()) {
+        cancel_->store(true); // the worker stops at the next frame; onFinished reports it
+        message_->setText(tr("Cancelling\u2026"));
+        return;
+    }
+    QDialog::reject();
+}
+
+} // namespace remat::studio

@@ -1,0 +1,96 @@
+#pragma once
+// The studio's File > Export actions: an animated GIF of the timeline (options,
+// progress bar and Cancel, encoding in a worker thread), a PNG of the moment
+// on screen, and the panes' timelines and summaries as CSV or JSON in the
+// CLI's schemas. All of it is app/export's code, the same the headless
+// `remat-studio --export-gif` runs.
+#include "app/export/export_pane.h"
+#include "app/export/timeline_gif_export.h"
+
+#include <QDialog>
+#include <QFutureWatcher>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace remat::studio {
+
+class MainWindow;
+
+// The window's simulated panes as export panes (panes without a run are left out).
+std::vector<exporting::ExportPane> exportPanesOf(const MainWindow &window);
+// The render palette matching the window's current colours.
+render::Palette renderPaletteOf(const MainWindow &window);
+
+// Adds the Export actions (with shortcuts) to `menu`.
+void addExportActions(QMenu *menu, MainWindow &window);
+
+class ExportGifDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit ExportGifDialog(MainWindow &window);
+    ~ExportGifDialog() override;
+
+    // The options as set in the dialog (for tests and the worker).
+    exporting::GifExportOptions options() const;
+    std::vector<exporting::ExportPane> chosenPanes() const;
+    QString path() const;
+    bool isRunning() const { return watcher_.isRunning(); }
+
+    // Starts the export in a worker thread (as the Export button does).
+    // Returns false, with the message shown in the dialog, for a bad option.
+    bool start();
+
+public slots:
+    void reject() override; // Cancel: stops a running export, else closes
+
+signals:
+    void finished(bool ok, const QString &message);
+
+private:
+    struct Outcome {
+        bool ok = false;
+        bool cancelled = false;
+        QString message;
+    };
+    void browse();
+    void updateControls();
+    void showProgress();
+    void onFinished();
+
+    MainWindow &window_;
+    std::vector<exporting::ExportPane> panes_;
+    QLineEdit *path_;
+    QComboBox *what_;
+    QCheckBox *viewSize_;
+    QSpinBox *width_;
+    QDoubleSpinBox *fps_;
+    QComboBox *sampling_;
+    QSpinBox *samplingValue_;
+    QCheckBox *forever_;
+    QSpinBox *loops_;
+    QSpinBox *hold_;
+    QSpinBox *titleFrame_;
+    QLineEdit *caption_;
+    QLabel *message_;
+    QProgressBar *progress_;
+    QPushButton *exportButton_;
+    QPushButton *cancelButton_;
+    QFutureWatcher<Outcome> watcher_;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+    std::shared_ptr<std::atomic<int>> done_;
+    std::shared_ptr<std::atomic<int>> total_;
+};
+
+} // namespace remat::studio
