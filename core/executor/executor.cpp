@@ -70,10 +70,15 @@ double median(std::vector<double> values) {
 Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options) {
     if (options.repeats < 1 || options.repeats > 1000)
         throw InvalidArgument("repeats must be an integer from 1 to 1000, got " + std::to_string(options.repeats));
+    if (options.warmups < 0 || options.warmups > 1000)
+        throw InvalidArgument("warm-up steps must be an integer from 0 to 1000, got " +
+                              std::to_string(options.warmups));
     Executor executor(backend, model, schedule);
     Measurement m;
     m.predicted = executor.predicted();
 
+    for (int k = 0; k < options.warmups; ++k)
+        executor.runStep(false);
     const StepRecord probe = executor.runStep(true);
     m.devicePeakBytes = backend.deviceWatchPeakGrowth();
     m.measuredPeakBytes = probe.memory.peakBytes;

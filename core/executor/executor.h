@@ -42,6 +42,7 @@ private:
 
 struct MeasureOptions {
     int repeats = 5; // timed steps (the median is reported)
+    int warmups = 1; // untimed steps first: page faults, lazy kernel loading, cuBLAS setup
 };
 
 struct Measurement {
@@ -55,8 +56,8 @@ struct Measurement {
     double medianSeconds = 0;
 };
 
-// A probe step (untimed, it warms up and samples device memory), then
-// `repeats` timed steps. Gradients of the last step stay in the backend.
+// `warmups` untimed steps, a probe step (untimed, it samples device memory),
+// then `repeats` timed steps. Gradients of the last step stay in the backend.
 Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options = {});
 
 double median(std::vector<double> values);
