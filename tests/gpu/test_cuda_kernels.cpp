@@ -67,14 +67,16 @@ private slots:
         std::vector<float> ref(a.size());
         for (std::size_t k = 0; k < a.size(); ++k)
             ref[k] = std::tanh(a[k]);
-        QVERIFY(worst(toHost(out), ref) <= 2e-7); // a few ulp of tanhf
+        QVERIFY(worst(toHost(out), ref) <= 4e-7); // tanhf is within 2 ulp on both sides
 
         const DeviceBuffer grad = toDevice(b);
         launchTanhBackward(out.data(), grad.data(), count, nullptr);
         const auto t = toHost(out);
         for (std::size_t k = 0; k < a.size(); ++k)
             ref[k] = b[k] * (1.0f - t[k] * t[k]);
-        QVERIFY(worst(toHost(grad), ref) <= 1e-7);
+        // nvcc fuses 1 - t*t into one FMA; near |t| = 1 that differs from the
+        // CPU's two roundings by up to an ulp of t*t, times |grad| <= 4.
+        QVERIFY(worst(toHost(grad), ref) <= 1e-6);
 
         launchSubtract(da.data(), db.data(), out.data(), count, nullptr);
         for (std::size_t k = 0; k < a.size(); ++k)
