@@ -16,6 +16,20 @@ ComparisonRow ExportPane::row() const {
     return r;
 }
 
+ExportPane makeExportPane(const Strategy *strategy, const Summary &summary, double costOverhead,
+                          std::shared_ptr<const Timeline> timeline) {
+    ExportPane pane;
+    const Schedule &schedule = timeline->schedule();
+    pane.title = QString::fromStdString(schedule.strategy);
+    if (!schedule.description.empty())
+        pane.title += QStringLiteral(" (%1)").arg(QString::fromStdString(schedule.description));
+    pane.strategy = strategy;
+    pane.summary = summary;
+    pane.costOverhead = costOverhead;
+    pane.timeline = std::move(timeline);
+    return pane;
+}
+
 std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
                                       const std::vector<std::string> &strategies, const StrategyParams &params) {
     const StrategyRegistry &registry = StrategyRegistry::builtin();
@@ -34,16 +48,9 @@ std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
         }
         std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, own);
         ComparisonRow &row = rows.front();
-        ExportPane pane;
-        pane.strategy = &strategy;
-        pane.costOverhead = row.costOverhead;
-        pane.title = QString::fromStdString(name);
-        if (!row.schedule.description.empty())
-            pane.title += QStringLiteral(" (%1)").arg(QString::fromStdString(row.schedule.description));
         Replay replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
-        pane.summary = replay.summary;
-        pane.timeline = std::make_shared<const Timeline>(std::move(replay.timeline));
-        panes.push_back(std::move(pane));
+        panes.push_back(makeExportPane(&strategy, replay.summary, row.costOverhead,
+                                       std::make_shared<const Timeline>(std::move(replay.timeline))));
     }
     return panes;
 }

@@ -24,6 +24,10 @@ struct ExportPane {
     ComparisonRow row() const;
 };
 
+// A pane titled "<strategy> (<schedule description>)".
+ExportPane makeExportPane(const Strategy *strategy, const Summary &summary, double costOverhead,
+                          std::shared_ptr<const Timeline> timeline);
+
 // Plans, simulates and replays each named strategy on `model`, as
 // `remat simulate` does: a lone strategy gets every parameter in `params`;
 // with several, --every goes to periodic and --checkpoints to checkpoints.

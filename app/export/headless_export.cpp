@@ -244,8 +244,8 @@ int runHeadlessExport(const QStringList &args) {
         options.picture.palette = render::Palette::forDarkMode(theme == QStringLiteral("dark"));
         options.picture.paneOnly = p.flag("--pane-only");
         const int width = static_cast<int>(integer(p, "--width", 960, 160, 4096));
-        const int autoHeight = options.picture.paneOnly ? width / 2 : width * 9 / 16;
-        const int height = static_cast<int>(integer(p, "--height", std::max(90, autoHeight), 90, 4096));
+        const int autoHeight = TimelinePicture::defaultSize(width, options.picture.paneOnly).height();
+        const int height = static_cast<int>(integer(p, "--height", autoHeight, 90, 4096));
         options.picture.size = QSize(width, height);
         if (p.has("--caption") && p.flag("--no-caption"))
             throw InvalidArgument("--caption and --no-caption exclude each other");

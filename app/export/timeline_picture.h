@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QSize>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,12 @@ public:
         bool paneOnly = false;   // the first pane alone, without the memory chart
         QString caption;         // a line on top of every frame; empty: none
     };
+
+    // The size for a width when no height is given: 16:9 for the side-by-side
+    // view with its chart, 2:1 for one pane.
+    static QSize defaultSize(int width, bool paneOnly) {
+        return {width, std::max(90, paneOnly ? width / 2 : width * 9 / 16)};
+    }
 
     // Throws remat::InvalidArgument for no panes, more than four, or a size
     // too small to draw in (under 160 x 90).

@@ -38,15 +38,7 @@ std::vector<ExportPane> exportPanesOf(const MainWindow &window) {
         const std::shared_ptr<const PaneRun> &run = window.run(i);
         if (!run || !run->timeline)
             continue;
-        ExportPane pane;
-        pane.title = QString::fromStdString(run->config.strategy);
-        if (const std::string params = describeParams(run->config); !params.empty())
-            pane.title += QStringLiteral(" (%1)").arg(QString::fromStdString(params));
-        pane.strategy = run->strategy;
-        pane.summary = run->summary;
-        pane.costOverhead = run->costOverhead;
-        pane.timeline = run->timeline;
-        panes.push_back(std::move(pane));
+        panes.push_back(exporting::makeExportPane(run->strategy, run->summary, run->costOverhead, run->timeline));
     }
     return panes;
 }

@@ -1,5 +1,6 @@
 #include "app/studio/main_window.h"
 
+#include "app/studio/export_dialog.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/pane_widget.h"
@@ -249,6 +250,8 @@ QWidget *MainWindow::buildPlayerBar() {
 
 void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    addExportActions(file, *this); // app/studio/export_dialog.h
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
