@@ -42,6 +42,29 @@ PaneConfig withCheckpointToggled(const PaneRun &run, int index) {
     return config;
 }
 
+std::string describeParams(const PaneConfig &config) {
+    const StrategyParams &p = config.params;
+    if (p.every)
+        return "k = " + std::to_string(*p.every);
+    if (p.checkpointSlots)
+        return std::to_string(*p.checkpointSlots) + " slots";
+    if (p.budgetNodes)
+        return "memory <= " + std::to_string(*p.budgetNodes) + " nodes";
+    if (p.checkpoints) {
+        const auto &c = *p.checkpoints;
+        if (c.empty())
+            return "no checkpoints";
+        constexpr std::size_t kShown = 8;
+        std::string out;
+        for (std::size_t i = 0; i < c.size() && i < kShown; ++i)
+            out += (i ? ", a_" : "a_") + std::to_string(c[i]);
+        if (c.size() > kShown)
+            out += ", \u2026 (" + std::to_string(c.size()) + ")";
+        return out;
+    }
+    return "";
+}
+
 bool plansSlowly(const PaneConfig &config) { return config.strategy == "budget" || config.strategy == "auto"; }
 
 } // namespace remat::studio

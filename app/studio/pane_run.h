@@ -36,6 +36,9 @@ double estimatedOps(const Model &model, const PaneConfig &config);
 // checkpoints of the run's schedule with `index` toggled.
 PaneConfig withCheckpointToggled(const PaneRun &run, int index);
 
+// "k = 4", "a_4, a_8, a_12", "8 slots", "" — the parameters in words (export captions).
+std::string describeParams(const PaneConfig &config);
+
 // Planners whose planning time is not bounded by the op count (dynamic
 // programs over a memory budget): always planned off the GUI thread, with
 // progress and Cancel.

@@ -169,6 +169,35 @@ private slots:
         QCOMPARE(window.player()->stepOf(1), window.run(1)->timeline->steps() - 1);
     }
 
+    void longWorkRunsOffTheGuiThread() {
+        MainWindow window(fresh());
+        // recompute-all at n = 1500 has about 2.3 million ops: simulated in the background.
+        window.setLayers(1500);
+        QVERIFY(window.isSimulating());
+        QVERIFY(!window.run(1));
+        QVERIFY(window.run(0) && window.run(2)); // the cheap panes are ready at once
+        QTRY_VERIFY_WITH_TIMEOUT(window.run(1) != nullptr, 60000);
+        QCOMPARE(window.run(1)->model->layers(), 1500);
+        QCOMPARE(window.run(1)->summary.recomputations, window.run(1)->summary.forwardEvaluations - 1500);
+        QCOMPARE(window.summaryTable()->item(1, studio::SummaryTable::ForwardEvaluations)->text(),
+                 QString::number(window.run(1)->summary.forwardEvaluations));
+    }
+
+    void plannersRunInTheBackgroundToo() {
+        if (!StrategyRegistry::builtin().find("budget"))
+            QSKIP("the budget planner is not built in");
+        MainWindow window(fresh());
+        studio::PaneConfig budget;
+        budget.strategy = "budget";
+        budget.params.budgetNodes = 7;
+        window.setPaneConfig(0, budget);
+        QTRY_VERIFY_WITH_TIMEOUT(window.run(0) != nullptr, 30000);
+        QCOMPARE(QString::fromStdString(window.run(0)->timeline->schedule().strategy), QString("budget"));
+        QVERIFY(window.run(0)->summary.peakNodes <= 7);
+        QCOMPARE(window.summaryTable()->item(0, studio::SummaryTable::PeakNodes)->text(),
+                 QString::number(window.run(0)->summary.peakNodes));
+    }
+
     void sessionPersists() {
         QStandardPaths::setTestModeEnabled(true);
         {
