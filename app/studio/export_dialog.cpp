@@ -214,6 +214,18 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     layout->addWidget(progress_);
     layout->addWidget(buttons);
 
+    // Names for tests and accessibility tools.
+    path_->setObjectName(QStringLiteral("path"));
+    what_->setObjectName(QStringLiteral("what"));
+    width_->setObjectName(QStringLiteral("width"));
+    fps_->setObjectName(QStringLiteral("fps"));
+    sampling_->setObjectName(QStringLiteral("sampling"));
+    samplingValue_->setObjectName(QStringLiteral("samplingValue"));
+    forever_->setObjectName(QStringLiteral("forever"));
+    loops_->setObjectName(QStringLiteral("loops"));
+    progress_->setObjectName(QStringLiteral("progress"));
+    message_->setObjectName(QStringLiteral("message"));
+
     connect(viewSize_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(forever_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(sampling_, &QComboBox::currentIndexChanged, this, &ExportGifDialog::updateControls);

@@ -1,0 +1,133 @@
+// The studio's Export GIF dialog: the GIF it writes from the window's panes
+// (worker thread, progress bar) decodes to what the dialog asked for, and
+// Cancel stops the worker and leaves an existing file untouched.
+#include "gif_reader.h"
+
+#include "app/studio/export_dialog.h"
+#include "app/studio/main_window.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using remat::studio::ExportGifDialog;
+using remat::studio::MainWindow;
+using remat::testing::decodeGif;
+
+namespace {
+
+MainWindow::Options fresh() {
+    MainWindow::Options o;
+    o.restoreSession = false;
+    return o;
+}
+
+template <class W>
+W *child(QObject &parent, const char *name) {
+    W *w = parent.findChild<W *>(QString::fromLatin1(name));
+    if (!w)
+        qFatal("no widget named %s", name);
+    return w;
+}
+
+} // namespace
+
+class TestExportDialog : public QObject {
+    Q_OBJECT
+private slots:
+    void exportsTheWindowsPanes_data();
+    void exportsTheWindowsPanes();
+    void cancelLeavesTheFileUntouched();
+    void badPathIsReportedInTheDialog();
+};
+
+void TestExportDialog::exportsTheWindowsPanes_data() {
+    QTest::addColumn<int>("what"); // combo index: 0 side by side, 1.. one pane
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("maxFrames");
+    QTest::newRow("side by side") << 0 << 480 << 270 << 24;
+    QTest::newRow("second pane alone") << 2 << 400 << 200 << 12;
+}
+
+void TestExportDialog::exportsTheWindowsPanes() {
+    QFETCH(int, what);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, maxFrames);
+    MainWindow window(fresh());
+    window.resize(1200, 800);
+    QTRY_VERIFY(!window.isSimulating());
+    QCOMPARE(window.paneCount(), 3);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("dialog.gif"));
+    ExportGifDialog dialog(window);
+    child<QLineEdit>(dialog, "path")->setText(path);
+    child<QComboBox>(dialog, "what")->setCurrentIndex(what);
+    child<QSpinBox>(dialog, "width")->setValue(width);
+    child<QSpinBox>(dialog, "samplingValue")->setValue(maxFrames);
+    child<QCheckBox>(dialog, "forever")->setChecked(false);
+    child<QSpinBox>(dialog, "loops")->setValue(2);
+    QCOMPARE(static_cast<int>(dialog.chosenPanes().size()), what == 0 ? 3 : 1);
+    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QVERIFY(dialog.start());
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(child<QProgressBar>(dialog, "progress")->value(), maxFrames);
+    const auto gif = decodeGif(path);
+    QCOMPARE(gif.width, width);
+    QCOMPARE(gif.height, height);
+    QCOMPARE(static_cast<int>(gif.frames.size()), maxFrames);
+    QCOMPARE(gif.loopCount.value_or(-1), 1); // played twice: one repetition
+}
+
+void TestExportDialog::cancelLeavesTheFileUntouched() {
+    MainWindow window(fresh());
+    QTRY_VERIFY(!window.isSimulating());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("keep.gif"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("yesterday");
+    }
+    ExportGifDialog dialog(window);
+    child<QLineEdit>(dialog, "path")->setText(path);
+    child<QComboBox>(dialog, "sampling")->setCurrentIndex(2); // every op
+    child<QSpinBox>(dialog, "width")->setValue(1920);
+    child<QDoubleSpinBox>(dialog, "fps")->setValue(50);
+    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QVERIFY(dialog.start());
+    dialog.reject(); // Cancel while running: stops the worker, keeps the dialog
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY(finished.first().at(1).toString().contains("Cancelled"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("yesterday"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"keep.gif"});
+}
+
+void TestExportDialog::badPathIsReportedInTheDialog() {
+    MainWindow window(fresh());
+    QTRY_VERIFY(!window.isSimulating());
+    ExportGifDialog dialog(window);
+    child<QLineEdit>(dialog, "path")->setText(QStringLiteral("/nonexistent/folder/x.gif"));
+    child<QSpinBox>(dialog, "samplingValue")->setValue(4);
+    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QVERIFY(dialog.start());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY(child<QLabel>(dialog, "message")->text().contains("/nonexistent/folder/x.gif"));
+}
+
+QTEST_MAIN(TestExportDialog)
+#include "test_export_dialog.moc"
