@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake --preset dev >/dev/null
 cmake --build --preset dev
-exec build/dev/app/cli/remat simulate --n 16 "$@"
+# The studio opens with the three seed strategies side by side at n = 16
+# (Scenarios menu for more; later runs restore the last session, --fresh does not).
+exec build/dev/app/studio/remat-studio "$@"

@@ -11,8 +11,15 @@ MemoryChartMapping MemoryChartMapping::make(const QRectF &plot, double maxTime, 
     // Time fills the width exactly (the schedule's end is the right edge); bytes
     // get headroom up to a round value so the peak label fits above the line.
     m.timeEnd = maxTime > 0 ? maxTime : 1;
-    m.bytesTop = niceCeiling(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)) * 1.12);
+    m.bytesTop = axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
     return m;
+}
+
+double MemoryChartMapping::axisTop(double maxValue) {
+    // A round tick step (about four ticks to the peak, at least 1), then the first tick
+    // at least 10% above the peak: room for its label, no wasted height.
+    const double step = std::max(1.0, niceCeiling(maxValue / 4)); // bytes come whole
+    return std::ceil(maxValue * 1.1 / step) * step;
 }
 
 double MemoryChartMapping::niceCeiling(double value) {

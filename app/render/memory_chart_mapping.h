@@ -24,6 +24,8 @@ struct MemoryChartMapping {
     double yToBytes(double y) const { return (plot.bottom() - y) / plot.height() * bytesTop; }
     QPointF map(double time, double bytes) const { return {timeToX(time), bytesToY(bytes)}; }
 
+    // The top of the bytes axis for a peak of maxValue: a multiple of a round step, 10% above it or more.
+    static double axisTop(double maxValue);
     // The smallest 1, 2 or 5 times a power of ten that is >= value (1 for value <= 0).
     static double niceCeiling(double value);
     // Round tick values from 0 to `top` inclusive, at most `maxTicks` + 1 of them.

@@ -34,7 +34,7 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     std::int64_t maxBytes = 0;
     for (const Series &s : series_)
         maxBytes = std::max(maxBytes, s.peakBytes);
-    const double top = MemoryChartMapping::niceCeiling(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)) * 1.12);
+    const double top = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
     const double labelWidth = metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
     return MemoryChartMapping::make(plot, maxTime(), maxBytes);
@@ -61,8 +61,12 @@ QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &s
         pending = false;
     };
     for (std::int64_t s = 0; s < tl.steps(); ++s) {
-        const double xs = m.timeToX(opStartTime(tl, s, axis_));
-        const double xe = m.timeToX(opEndTime(tl, s, axis_));
+        const double ts = opStartTime(tl, s, axis_);
+        const double te = opEndTime(tl, s, axis_);
+        if (te == ts)
+            continue; // a free takes no time by cost: no spike, the next op shows the memory after it
+        const double xs = m.timeToX(ts);
+        const double xe = m.timeToX(te);
         const double y = m.bytesToY(static_cast<double>(tl.bytesAt(s)));
         if (xe - xs >= 1.0) {
             flush();
@@ -92,6 +96,8 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     painter.setPen(QPen(palette.grid, 1));
     const int yTickCount = std::max(2, static_cast<int>(m.plot.height() / (metrics.height() * 2.2)));
     for (const double b : MemoryChartMapping::ticks(m.bytesTop, yTickCount)) {
+        if (b != std::floor(b))
+            continue; // no fractions of a byte
         const double y = m.bytesToY(b);
         painter.setPen(QPen(palette.grid, 1));
         painter.drawLine(QPointF(m.plot.left(), y), QPointF(m.plot.right(), y));
@@ -148,8 +154,9 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.drawEllipse(p, 4, 4);
         const QString text = QStringLiteral("peak ") + QString::fromStdString(formatBytes(series_[i].peakBytes));
         const double w = metrics.horizontalAdvance(text) + 4;
-        QRectF box(std::clamp(p.x() - w / 2, m.plot.left(), m.plot.right() - w), p.y() - metrics.height() - 6, w,
-                   metrics.height());
+        // Right of the marker (left of it near the right edge), stacked upwards on collisions.
+        const double left = p.x() + 7 + w <= m.plot.right() ? p.x() + 7 : p.x() - 7 - w;
+        QRectF box(left, p.y() - metrics.height() - 2, w, metrics.height());
         for (bool moved = true; moved;) {
             moved = false;
             for (const QRectF &other : placed)

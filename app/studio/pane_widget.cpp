@@ -193,11 +193,8 @@ void PaneWidget::setRun(std::shared_ptr<const PaneRun> run) {
     if (!run_)
         return;
     const Schedule &s = run_->timeline->schedule();
-    title_->setText(tr("<b>%1</b> &mdash; %2 &middot; peak %3 nodes, %4 &middot; %5 forward evaluations")
-                        .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped())
-                        .arg(run_->summary.peakNodes)
-                        .arg(QString::fromStdString(formatBytes(run_->summary.peakBytes)))
-                        .arg(run_->summary.forwardEvaluations));
+    title_->setText(tr("<b>%1</b> &mdash; %2")
+                        .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped()));
     title_->setToolTip(QString::fromUtf8(run_->strategy->summary().data(), static_cast<int>(run_->strategy->summary().size())));
     setStep(-1);
 }

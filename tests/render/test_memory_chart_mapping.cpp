@@ -56,6 +56,23 @@ private slots:
         QCOMPARE(MemoryChartMapping::niceCeiling(value), expected);
     }
 
+    void axisTopLeavesRoomButNotMuch_data() {
+        QTest::addColumn<double>("peak");
+        QTest::addColumn<double>("top");
+        QTest::newRow("1") << 1.0 << 2.0;
+        QTest::newRow("9") << 9.0 << 10.0;
+        QTest::newRow("18") << 18.0 << 20.0;
+        QTest::newRow("258") << 258.0 << 300.0;
+        QTest::newRow("1000") << 1000.0 << 1500.0;
+    }
+
+    void axisTopLeavesRoomButNotMuch() {
+        QFETCH(double, peak);
+        QFETCH(double, top);
+        QCOMPARE(MemoryChartMapping::axisTop(peak), top);
+        QVERIFY(top >= peak * 1.1);
+    }
+
     void ticksAreRoundAndCoverTheAxis() {
         const std::vector<double> t = MemoryChartMapping::ticks(170, 6);
         QCOMPARE(t.front(), 0.0);
