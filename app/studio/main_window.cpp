@@ -4,6 +4,7 @@
 #include "app/studio/legend_widget.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/pane_widget.h"
+#include "app/studio/scaling_view.h"
 #include "app/studio/settings.h"
 #include "app/studio/summary_table.h"
 #include "core/errors.h"
@@ -300,6 +301,8 @@ void MainWindow::buildMenus() {
         a->setChecked(theme == theme_);
         themeGroup_->addAction(a);
     }
+    view->addSeparator();
+    addScalingAction(view, *this); // app/studio/scaling_view.h
 
     QToolBar *tools = addToolBar(tr("Model"));
     tools->setObjectName("modelToolBar");
