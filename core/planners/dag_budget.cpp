@@ -53,6 +53,9 @@ std::vector<int> autoCheckpoints(const Model &model) {
 DagPlan planDagBudget(const Model &model, BudgetUnit unit, std::int64_t budget, const PlanCallbacks &callbacks) {
     if (unit == BudgetUnit::Slots)
         throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
+    if (model.layers() > kMaxGraphBudgetLayers)
+        throw LimitExceeded("the graph budget heuristic takes up to " + std::to_string(kMaxGraphBudgetLayers) +
+                            " layers, got " + std::to_string(model.layers()));
     std::vector<Candidate> seen;
     auto consider = [&](Candidate c) {
         measure(model, unit, c);

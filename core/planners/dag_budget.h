@@ -23,6 +23,9 @@ struct DagPlan {
     std::string description;
 };
 
+// Largest graph the heuristic takes: it simulates about n^2 candidate plans.
+constexpr int kMaxGraphBudgetLayers = 400;
+
 // unit: Bytes or Nodes. Throws InvalidArgument when no candidate fits,
 // naming the smallest peak found; Cancelled when asked to stop.
 DagPlan planDagBudget(const Model &model, BudgetUnit unit, std::int64_t budget, const PlanCallbacks &callbacks = {});

@@ -5,6 +5,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace remat::planners {
 
@@ -39,6 +40,23 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     const std::uint32_t allDone = (f == 32 ? 0u : (1u << f)) - 1;
     const NodeId inputGradient = model.inputGradient();
 
+    // A* lower bound on what is left: every gradient not yet computed, and the
+    // forward node a_i of each such b_i when it is not resident now, must be
+    // computed at least once more. It never overestimates and drops by at most
+    // an op's cost per op, so the first goal taken from the queue is cheapest.
+    auto remaining = [&](const State &s) {
+        double h = 0;
+        for (int i = 0; i < f; ++i)
+            if (!(s.done >> i & 1u)) {
+                const NodeId b = model.backwardNode(i);
+                h += model.cost(b);
+                // b_i reads one forward node, a_i, so no node is counted twice.
+                const NodeId a = model.forwardNode(i);
+                if (!(s.resident >> a & 1u))
+                    h += model.cost(a);
+            }
+        return h;
+    };
     const State start{1u << model.inputNode(), 0};
     if (weight(model.inputNode()) > budget)
         return std::nullopt;
@@ -46,14 +64,17 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     using Entry = std::pair<double, std::uint64_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
     best[start.key()] = {0, start.key(), Op::compute(0)};
-    frontier.push({0, start.key()});
+    frontier.push({remaining(start), start.key()});
+    std::unordered_set<std::uint64_t> closed;
     std::optional<std::uint64_t> goal;
     while (!frontier.empty()) {
-        const auto [cost, key] = frontier.top();
+        const std::uint64_t key = frontier.top().second;
         frontier.pop();
-        if (cost > best[key].cost)
-            continue;
         const State s{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
+        const double cost = best[key].cost;
+        if (closed.count(key))
+            continue;
+        closed.insert(key);
         if (s.done == allDone) {
             goal = key;
             break;
@@ -67,7 +88,7 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
             if (!fresh && c >= it->second.cost)
                 return;
             it->second = {c, key, op};
-            frontier.push({c, next.key()});
+            frontier.push({c + remaining(next), next.key()});
         };
         for (int x = 0; x < nodes; ++x) {
             const NodeId id = static_cast<NodeId>(x);

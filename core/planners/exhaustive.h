@@ -1,6 +1,6 @@
 #pragma once
 // Exhaustive search over every schedule of a small model: shortest path
-// (Dijkstra on cost) over the states "which nodes are resident, which
+// (A* on cost, with a lower bound that never overestimates) over the states "which nodes are resident, which
 // gradients are done", with every compute and every free the rules of
 // docs/model.md allow and the simulator's memory rule (resident bytes, output
 // included, plus the op's workspace) checked against the budget. It knows
