@@ -144,6 +144,7 @@ void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries>
                Qt::AlignHCenter | Qt::AlignTop, QObject::tr("layers n (log scale)"));
 
     p.setRenderHint(QPainter::Antialiasing, true);
+    std::vector<QRectF> labels; // slope labels already placed: a colliding one moves up
     for (std::size_t k = 0; k < series.size(); ++k) {
         const ScalingSeries &s = series[k];
         QPolygonF line;
@@ -160,8 +161,19 @@ void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries>
         if (!line.isEmpty()) {
             p.setPen(c);
             const double slope = memory ? s.memorySlope : s.computeSlope;
-            p.drawText(line.back() + QPointF(-fm.horizontalAdvance(QStringLiteral("slope 0.00")) - 4, -4),
-                       QObject::tr("slope %1").arg(slope, 0, 'f', 2));
+            const QString text = QObject::tr("slope %1").arg(slope, 0, 'f', 2);
+            const double w = fm.horizontalAdvance(text) + 2;
+            QRectF box(line.back().x() - w - 4, line.back().y() - fm.height() - 4, w, fm.height());
+            for (bool moved = true; moved;) {
+                moved = false;
+                for (const QRectF &other : labels)
+                    if (box.adjusted(0, -2, 0, 2).intersects(other)) {
+                        box.moveBottom(other.top() - 3);
+                        moved = true;
+                    }
+            }
+            labels.push_back(box);
+            p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, text);
         }
     }
     p.setRenderHint(QPainter::Antialiasing, false);
