@@ -3,8 +3,10 @@
 // simulator counts it, stays within a memory budget. Dynamic programming over
 // segments (s, t) and discretized memory, after Beaumont et al. 2019
 // ("Optimal checkpointing for heterogeneous chains", the rotor algorithm),
-// adapted to the read sets of docs/model.md; docs/planners.md has the
-// recurrence, the discretization and its error bound.
+// adapted to the read sets of docs/model.md. Short chains get the exact
+// recurrence of chain_exact.h (over all schedules); longer ones the
+// keep-until-gradient recurrence in chain_budget.cpp. docs/planners.md has
+// both, the discretization and its error bound.
 #include "core/model.h"
 
 #include <cstdint>

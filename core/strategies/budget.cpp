@@ -1,7 +1,9 @@
 // budget: the least-cost schedule whose simulated peak fits a memory budget
-// (--budget in bytes or nodes, or --slots). Exact on chains (dynamic
-// programming, core/planners/chain_budget.h); on graphs with skip connections
-// a labelled heuristic (core/planners/dag_budget.h).
+// (--budget in bytes or nodes, or --slots). On chains by dynamic programming
+// (core/planners/chain_budget.h): exact over all schedules where the tables
+// stay small, otherwise optimal among keep-until-gradient schedules, and the
+// schedule's description says which; on graphs with skip connections a
+// labelled heuristic (core/planners/dag_budget.h).
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/dag_budget.h"
@@ -16,8 +18,8 @@ class BudgetStrategy final : public Strategy {
 public:
     std::string_view name() const override { return "budget"; }
     std::string_view summary() const override {
-        return "the least compute within a memory budget (--budget 2GiB or --budget 12 nodes, or --slots C); "
-               "exact on chains, a heuristic on graphs";
+        return "the least compute within a memory budget (--budget 2GiB or --budget 12 nodes, or --slots C): "
+               "exact on short chains, best keep-until-gradient plan on long ones, a heuristic on graphs";
     }
     std::string_view memoryClass() const override { return "<= budget"; }
     std::string_view computeClass() const override { return "least for the budget"; }
