@@ -2,6 +2,7 @@
 
 #include "app/studio/export_dialog.h"
 #include "app/studio/legend_widget.h"
+#include "app/studio/measure_dialog.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/pane_widget.h"
 #include "app/studio/scaling_view.h"
@@ -301,8 +302,9 @@ void MainWindow::buildMenus() {
         a->setChecked(theme == theme_);
         themeGroup_->addAction(a);
     }
-    view->addSeparator();
-    addScalingAction(view, *this); // app/studio/scaling_view.h
+    QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
+    addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
 
     QToolBar *tools = addToolBar(tr("Model"));
     tools->setObjectName("modelToolBar");

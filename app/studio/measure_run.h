@@ -1,0 +1,62 @@
+#pragma once
+// The Measure action's work: the panes' strategies planned on the real
+// network of the same depth (core/executor's tanh MLP, width x batch fp32
+// activations) and run on the CPU backend, measured beside what the simulator
+// predicts for that network. Plain functions, run in a worker thread by
+// MeasureDialog and tested without a window.
+#include "app/studio/pane_run.h"
+#include "core/executor/network.h"
+#include "core/simulator.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat::studio {
+
+struct MeasureSettings {
+    int width = 256;
+    int batch = 64;
+    int repeats = 3; // timed steps per strategy (the median is shown)
+};
+
+struct MeasuredPane {
+    std::string strategy;
+    std::string description;             // the schedule's parameters in words
+    Summary predicted;                   // the simulator, on the network's model
+    std::int64_t measuredPeakBytes = 0;  // activation bytes the backend counted
+    std::optional<std::int64_t> devicePeakBytes; // growth the OS saw (process memory)
+    double secondsPerStep = 0;           // median
+    double maxGradientDiff = 0;          // against store-all on the same backend
+    bool gradientsBitwiseEqual = false;
+    std::string error;                   // this pane could not be planned or run
+
+    bool ok() const { return error.empty(); }
+    bool peakMatches() const { return ok() && measuredPeakBytes == predicted.peakBytes; }
+};
+
+struct MeasureReport {
+    std::string backend;   // "cpu"
+    std::string device;    // "x86_64, 2 cores"
+    exec::NetworkShape shape;
+    std::vector<MeasuredPane> panes;
+};
+
+// Why CUDA is not offered here, in words for the dialog.
+QString cudaNote();
+
+// Plans each config on exec::networkModel({layers, width, batch}), refuses
+// sizes the host cannot hold (LimitExceeded naming the bytes), then runs
+// store-all once for reference gradients and measures each pane.
+// `progress(done, total)` after each pane; throws remat::Cancelled between
+// panes once `cancelled()` is true. A pane whose strategy rejects the network
+// keeps its error and the others still run.
+MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
+                           const std::function<void(int, int)> &progress = {},
+                           const std::function<bool()> &cancelled = {});
+
+} // namespace remat::studio
