@@ -15,13 +15,13 @@ namespace {
 
 void requireChainModel(const Model &model) {
     if (!model.isChain())
-        throw InvalidArgument("the exact budget planner works on chains; this model has skip connections");
+        throw InvalidArgument("the chain budget planner works on chains; this model has skip connections");
     if (model.layers() > kMaxBudgetLayers)
         throw LimitExceeded("the budget planner takes chains of up to " + std::to_string(kMaxBudgetLayers) +
                             " layers, got n = " + std::to_string(model.layers()));
 }
 
-// Minimum peak of any split-form plan of each segment, exact: the same
+// Minimum peak of any keep-until-gradient plan of each segment: the cost
 // recurrence with max in place of + and peaks in place of costs.
 struct MinimumPeak {
     std::vector<std::int64_t> peak;
@@ -233,8 +233,8 @@ ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const P
         int unused = 0;
         auto choose = [&least](int s, int t, int) { return std::pair<int, int>{least.split[pairIndex(s, t)], 0}; };
         emitSplitOrder(chain, 0, n, unused, choose, plan.order, &plan.checkpoints);
-        plan.description = "budget " + amountText(budget) + ": the minimum-memory plan (" +
-                           unitText(budget.unit, minimum) + "); the stepped plan did not fit";
+        plan.description = "budget " + amountText(budget) + ": the minimum-memory keep-until-gradient plan (" +
+                           unitText(budget.unit, leastPeak) + "); the stepped plan did not fit";
         return plan;
     }
     const Weights &weights = w;
