@@ -59,10 +59,14 @@ struct MeasureCommandOptions {
     std::string every;
     std::string checkpoints;
     bool checkpointsGiven = false;
+    std::string slots;
+    std::string budget;
     bool verify = false;
     Format format = Format::Table;
 };
 void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
+// The parameters one of several selected strategies gets (measure; simulate may share it).
+StrategyParams paramsFor(const Strategy &strategy, const StrategyParams &given, bool lone);
 
 // Shared by the commands.
 Model buildChain(const std::string &nText, const ModelOptions &options);

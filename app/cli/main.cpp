@@ -102,6 +102,9 @@ int main(int argc, char **argv) {
             measure.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep. Example: --checkpoints 8,16,24");
+    measureCmd->add_option("--slots", measure.slots, "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
+    measureCmd->add_option("--budget", measure.budget,
+                           "budget: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
     measureCmd->add_flag("--verify", measure.verify,
                          "Fail unless every measured peak equals the prediction and every gradient equals store-all's "
                          "bit for bit");

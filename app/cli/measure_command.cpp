@@ -112,26 +112,23 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const Model model = exec::networkModel(shape);
 
     StrategyParams params;
+    if (!options.slots.empty())
+        params.checkpointSlots = static_cast<int>(parseInteger("--slots", options.slots, 1, Model::kMaxLayers + 1));
+    if (!options.budget.empty())
+        parseBudget(options.budget, params);
     if (!options.every.empty())
         params.every = static_cast<int>(parseInteger("--every", options.every, 1, model.layers()));
     if (options.checkpointsGiven)
         params.checkpoints = parseIntegerList("--checkpoints", options.checkpoints);
-    const auto strategies = selectStrategies(options.strategy, params);
+    const auto strategies = selectStrategies(options.strategy, params, &model);
 
     // Plan every schedule (cheap) before a single buffer exists.
     std::vector<Row> rows;
     std::int64_t worstPeak = 0;
     for (const Strategy *s : strategies) {
-        StrategyParams own;
-        if (strategies.size() == 1)
-            own = params; // a lone strategy is told everything, and rejects what it cannot use
-        else if (s->name() == "periodic")
-            own.every = params.every;
-        else if (s->name() == "checkpoints")
-            own.checkpoints = params.checkpoints;
         Row row;
         row.strategy = s;
-        row.schedule = s->makeSchedule(model, own);
+        row.schedule = s->makeSchedule(model, paramsFor(*s, params, strategies.size() == 1));
         row.measurement.predicted = Simulator::summarize(model, row.schedule);
         worstPeak = std::max(worstPeak, row.measurement.predicted.peakBytes);
         rows.push_back(std::move(row));

@@ -9,7 +9,9 @@
 #include "core/strategy_registry.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -74,9 +76,17 @@ int main(int argc, char **argv) {
                     "cost ratio", "peak bytes");
         double storeAllSeconds = 0, storeAllCost = 0;
         for (const Strategy *s : StrategyRegistry::builtin().all()) {
-            if (!s->runsWithDefaults())
-                continue;
-            const Schedule schedule = s->makeSchedule(model, {});
+            // Strategies that need a parameter get the square-root choice.
+            const int root = std::max(2, static_cast<int>(std::lround(std::sqrt(shape.layers))));
+            StrategyParams strategyParams;
+            if (s->name() == "checkpoints") {
+                strategyParams.checkpoints = std::vector<int>{};
+                for (int k = root; k < shape.layers; k += root)
+                    strategyParams.checkpoints->push_back(k);
+            } else if (s->name() == "revolve" || s->name() == "budget") {
+                strategyParams.checkpointSlots = root;
+            }
+            const Schedule schedule = s->makeSchedule(model, strategyParams);
             // Executor steps and bare GEMM passes alternate, so that a busy
             // machine slows both alike; the first of each is a warm-up.
             Executor executor(backend, model, schedule);

@@ -62,13 +62,11 @@ private slots:
         const auto cuda = gpu::makeCudaBackend(params);
         const Gradients reference =
             runOnce(*cuda, model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
-        for (const Strategy *s : StrategyRegistry::builtin().all()) {
-            if (!s->runsWithDefaults())
-                continue;
-            const Schedule schedule = s->makeSchedule(model, {});
+        for (const testing::Planned &p : testing::allSchedules(model)) {
+            const Schedule &schedule = p.schedule;
             StepRecord r;
             const Gradients g = runOnce(*cuda, model, schedule, &r);
-            const QString name = QString::fromUtf8(s->name().data(), static_cast<int>(s->name().size()));
+            const QString name = QString::fromStdString(p.strategy);
             QVERIFY2(g.bitwiseEqual(reference), qPrintable(name));
             const Summary predicted = Simulator::summarize(model, schedule);
             QVERIFY2(r.memory.peakBytes == predicted.peakBytes, qPrintable(name));
