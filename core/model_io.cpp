@@ -216,6 +216,19 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         for (std::size_t i = 1; i < specs.size(); ++i)
             specs[i].inputs = {static_cast<int>(i) - 1};
     }
+    // The graph rules of Model::fromForward, checked here to point at the node.
+    std::vector<std::uint8_t> feeds(specs.size(), 0);
+    for (std::size_t i = 1; i < specs.size(); ++i) {
+        if (specs[i].inputs.empty())
+            r.fail("/nodes/" + std::to_string(i), "no edge leads into \"" + specs[i].label +
+                                                      "\"; every node after the input needs an input");
+        for (int in : specs[i].inputs)
+            feeds[static_cast<std::size_t>(in)] = 1;
+    }
+    for (std::size_t i = 0; i + 1 < specs.size(); ++i)
+        if (!feeds[i])
+            r.fail("/nodes/" + std::to_string(i), "\"" + specs[i].label +
+                                                      "\" feeds no later node; only the last node may be the output");
     try {
         out.model = Model::fromForward(std::move(specs));
     } catch (const InvalidArgument &e) {

@@ -109,7 +109,10 @@ private slots:
             << "m.json: /edges/0: edge \"l\" -> \"in\" goes backwards";
         QTest::newRow("dangling node")
             << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "x", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "x"], ["in", "l"]]})"
-            << "m.json: /nodes: node 1 (x) feeds no later node";
+            << "m.json: /nodes/1: \"x\" feeds no later node";
+        QTest::newRow("no input edge")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "x", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "l"], ["x", "l"]]})"
+            << "m.json: /nodes/1: no edge leads into \"x\"";
         QTest::newRow("bad units") << R"({"units": {"bytes": "parsec"}, "nodes": []})" << "m.json: /units/bytes: expected a unit";
         QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})" << "m.json: /version: this remat reads version 1";
     }
