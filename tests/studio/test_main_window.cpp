@@ -101,6 +101,31 @@ private slots:
         window.setTheme(studio::Theme::System);
     }
 
+    void keyboardShortcutsDriveThePlayer() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.show();
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        studio::Player *player = window.player();
+        QSignalSpy moved(player, &studio::Player::positionChanged);
+        QTest::keyClick(&window, Qt::Key_Right);
+        QCOMPARE(player->position(), 1);
+        QTest::keyClick(&window, Qt::Key_End);
+        QCOMPARE(player->position(), player->lastPosition());
+        QTest::keyClick(&window, Qt::Key_Left);
+        QCOMPARE(player->position(), player->lastPosition() - 1);
+        QTest::keyClick(&window, Qt::Key_Home);
+        QCOMPARE(player->position(), 0);
+        QTest::keyClick(&window, Qt::Key_P); // the first pane's peak
+        QCOMPARE(player->stepOf(0), window.run(0)->summary.peakStep);
+        QCOMPARE(moved.count(), 5);
+        QTest::keyClick(&window, Qt::Key_Space);
+        QVERIFY(player->isPlaying());
+        QTest::keyClick(&window, Qt::Key_Space);
+        QVERIFY(!player->isPlaying());
+    }
+
     void clickingANodeTogglesACheckpoint() {
         MainWindow window(fresh());
         window.resize(1280, 800);
