@@ -10,8 +10,11 @@ namespace {
 // together with the unavailable ancestors it needs, and marks them available.
 // One sweep down and one up over indices (inputs come first), no sorting.
 // `scratch` is a per-node marker array, all zero on entry and on exit.
+// `made` (optional) collects the nodes marked available, so the caller can undo
+// them in time proportional to the work done.
 void recomputeClosure(const Model &model, const std::vector<int> &targets, std::vector<std::uint8_t> &available,
-                      std::vector<std::uint8_t> &scratch, std::vector<NodeId> *order, double *evaluations) {
+                      std::vector<std::uint8_t> &scratch, std::vector<NodeId> *order, double *evaluations,
+                      std::vector<int> *made = nullptr) {
     int top = 0;
     for (int x : targets)
         if (!available[x]) {
@@ -31,6 +34,8 @@ void recomputeClosure(const Model &model, const std::vector<int> &targets, std::
                 *evaluations += 1;
             available[x] = 1;
             scratch[x] = 0;
+            if (made)
+                made->push_back(x);
         }
 }
 
@@ -45,21 +50,24 @@ void walkSegments(const Model &model, const std::vector<int> &checkpoints, std::
         *evaluations += n;
     if (order)
         order->push_back(model.backwardNode(n));
-    std::vector<std::uint8_t> base(model.forwardCount(), 0), scratch(model.forwardCount(), 0);
-    base[0] = 1;
+    std::vector<std::uint8_t> available(model.forwardCount(), 0), scratch(model.forwardCount(), 0);
+    available[0] = 1;
     for (int c : checkpoints)
-        base[c] = 1;
+        available[c] = 1;
     std::vector<int> starts{0};
     starts.insert(starts.end(), checkpoints.begin(), checkpoints.end());
+    std::vector<int> targets, made;
     int end = n;
     for (auto it = starts.rbegin(); it != starts.rend(); ++it) {
         const int start = *it;
-        // What one segment recomputed is gone before the next one starts.
-        std::vector<std::uint8_t> available = base;
-        std::vector<int> targets;
+        targets.clear();
         for (int i = start + 1; i < end; ++i)
             targets.push_back(i);
-        recomputeClosure(model, targets, available, scratch, order, evaluations);
+        recomputeClosure(model, targets, available, scratch, order, evaluations, &made);
+        // What one segment recomputed is gone before the next one starts.
+        for (int x : made)
+            available[x] = 0;
+        made.clear();
         if (order)
             for (int j = end - 1; j >= start; --j)
                 order->push_back(model.backwardNode(j));

@@ -4,7 +4,6 @@
 #include "core/planners/dag_plans.h"
 #include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
-#include "core/strategies/segments.h"
 
 namespace remat {
 
@@ -23,10 +22,7 @@ public:
 
     OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
-        const std::size_t c = params.checkpoints ? params.checkpoints->size() : 0;
-        const double f = model.isChain() || !params.checkpoints
-                             ? segmentForwardEvaluations(n, c)
-                             : planners::segmentOrderForwardEvaluations(model, *params.checkpoints);
+        const double f = planners::segmentOrderForwardEvaluations(model, params.checkpoints.value_or(std::vector<int>{}));
         return {f, n + 1.0, 2 * (f + n + 1), "2n - |C| - 1"};
     }
 
@@ -54,9 +50,7 @@ protected:
         Schedule s;
         s.checkpoints = *params.checkpoints;
         s.description = std::to_string(s.checkpoints.size()) + " chosen checkpoints";
-        // On a chain the two orders agree; segmentOrder also follows skip connections.
-        s.ops = insertFrees(model, model.isChain() ? segmentComputeOrder(model, s.checkpoints)
-                                                   : planners::segmentOrder(model, s.checkpoints));
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
         return s;
     }
 };

@@ -3,8 +3,8 @@
 // evaluations; peak about n/k + k nodes, so about 2 sqrt(n) at the default.
 #include "core/errors.h"
 #include "core/schedule_builder.h"
+#include "core/planners/dag_plans.h"
 #include "core/strategies/builtin.h"
-#include "core/strategies/segments.h"
 
 #include <cmath>
 
@@ -25,7 +25,7 @@ public:
 
     OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
-        const double f = segmentForwardEvaluations(n, checkpointsFor(n, params).size());
+        const double f = planners::segmentOrderForwardEvaluations(model, checkpointsFor(n, params));
         return {f, n + 1.0, 2 * (f + n + 1), "2n - n/k - 1"};
     }
 
@@ -44,7 +44,7 @@ protected:
         Schedule s;
         s.checkpoints = checkpointsFor(n, params);
         s.description = "every " + std::to_string(params.every.value_or(defaultEvery(n))) + " nodes";
-        s.ops = insertFrees(model, segmentComputeOrder(model, s.checkpoints));
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
         return s;
     }
 
