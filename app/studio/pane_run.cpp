@@ -23,9 +23,28 @@ PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &confi
     return run;
 }
 
+namespace {
+// Strategy::estimate trusts its parameters (makeSchedule validates first; a
+// checkpoint out of range or k = 0 is not safe to estimate). Values outside
+// these ranges skip the estimate and go straight to makeSchedule, whose
+// validation names the problem. Explicit checkpoint lists always give O(n) ops.
+bool safeToEstimate(const Model &model, const StrategyParams &p) {
+    const int n = model.layers();
+    if (p.checkpoints)
+        return false;
+    if (p.every && (*p.every < 1 || *p.every > n))
+        return false;
+    if (p.checkpointSlots && *p.checkpointSlots < 1)
+        return false;
+    if ((p.budgetNodes && *p.budgetNodes < 1) || (p.budgetBytes && *p.budgetBytes < 1))
+        return false;
+    return true;
+}
+} // namespace
+
 double estimatedOps(const Model &model, const PaneConfig &config) {
     const Strategy *strategy = StrategyRegistry::builtin().find(config.strategy);
-    return strategy ? strategy->estimate(model, config.params).ops : 0;
+    return strategy && safeToEstimate(model, config.params) ? strategy->estimate(model, config.params).ops : 0;
 }
 
 PaneConfig withCheckpointToggled(const PaneRun &run, int index) {

@@ -29,7 +29,8 @@ struct PaneRun {
 PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &config);
 
 // Ops the schedule will have, known before planning: decides whether the
-// simulation runs on the GUI thread or in the background.
+// simulation runs on the GUI thread or in the background. 0 for parameters
+// that are out of range (makeSchedule then says what is wrong).
 double estimatedOps(const Model &model, const PaneConfig &config);
 
 // The config after the user clicks forward node `index`: the explicit

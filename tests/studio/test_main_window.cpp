@@ -178,6 +178,13 @@ private slots:
         QVERIFY(!window.run(0)); // not simulated, and the pane says why
         QVERIFY2(window.pane(0)->narration().contains("checkpoint 99 is out of range"), qPrintable(window.pane(0)->narration()));
         QCOMPARE(window.summaryTable()->item(0, 0)->text(), QString("(not simulated)"));
+        // Out-of-range parameters are refused with a message, never estimated blindly.
+        studio::PaneConfig periodic;
+        periodic.strategy = "periodic";
+        periodic.params.every = 0;
+        window.setPaneConfig(2, periodic);
+        QVERIFY(!window.run(2));
+        QVERIFY2(window.pane(2)->narration().contains("must be from 1 to n = 16, got 0"), qPrintable(window.pane(2)->narration()));
         // The other panes still play.
         window.player()->jumpToEnd();
         QVERIFY(window.player()->stepOf(0) >= 0);
