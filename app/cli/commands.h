@@ -48,6 +48,17 @@ void runSimulate(const SimulateOptions &options, std::ostream &out);
 void runPlan(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
+// The strategy options as typed on the command line.
+struct StrategyOptionTexts {
+    std::string every;
+    std::string checkpoints;
+    bool checkpointsGiven = false;
+    std::string slots;
+    std::string budget;
+};
+// Parses them for a model of `layers` layers (measure; simulate may share it).
+StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers);
+
 // `remat measure` (docs/executor.md): runs schedules on a real network.
 struct MeasureCommandOptions {
     std::string backend = "cpu";
@@ -56,11 +67,7 @@ struct MeasureCommandOptions {
     std::string width = "1024";
     std::string batch = "256";
     std::string repeat = "5";
-    std::string every;
-    std::string checkpoints;
-    bool checkpointsGiven = false;
-    std::string slots;
-    std::string budget;
+    StrategyOptionTexts params;
     bool verify = false;
     Format format = Format::Table;
 };

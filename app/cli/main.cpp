@@ -94,16 +94,16 @@ int main(int argc, char **argv) {
     measureCmd->add_option("--width", measure.width, "Width w of every layer, 1 to 65536 (default 1024)");
     measureCmd->add_option("--batch", measure.batch, "Batch size b, 1 to 1048576 (default 256)");
     measureCmd->add_option("--repeat", measure.repeat, "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
-    measureCmd->add_option("--every", measure.every, "periodic: checkpoint every K-th node");
+    measureCmd->add_option("--every", measure.params.every, "periodic: checkpoint every K-th node");
     measureCmd->add_option_function<std::string>(
         "--checkpoints",
         [&measure](const std::string &v) {
-            measure.checkpoints = v;
-            measure.checkpointsGiven = true;
+            measure.params.checkpoints = v;
+            measure.params.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep. Example: --checkpoints 8,16,24");
-    measureCmd->add_option("--slots", measure.slots, "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
-    measureCmd->add_option("--budget", measure.budget,
+    measureCmd->add_option("--slots", measure.params.slots, "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
+    measureCmd->add_option("--budget", measure.params.budget,
                            "budget: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
     measureCmd->add_flag("--verify", measure.verify,
                          "Fail unless every measured peak equals the prediction and every gradient equals store-all's "

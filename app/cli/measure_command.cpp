@@ -111,15 +111,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const int repeats = static_cast<int>(parseInteger("--repeat", options.repeat, 1, 1000));
     const Model model = exec::networkModel(shape);
 
-    StrategyParams params;
-    if (!options.slots.empty())
-        params.checkpointSlots = static_cast<int>(parseInteger("--slots", options.slots, 1, Model::kMaxLayers + 1));
-    if (!options.budget.empty())
-        parseBudget(options.budget, params);
-    if (!options.every.empty())
-        params.every = static_cast<int>(parseInteger("--every", options.every, 1, model.layers()));
-    if (options.checkpointsGiven)
-        params.checkpoints = parseIntegerList("--checkpoints", options.checkpoints);
+    const StrategyParams params = parseStrategyParams(options.params, model.layers());
     const auto strategies = selectStrategies(options.strategy, params, &model);
 
     // Plan every schedule (cheap) before a single buffer exists.

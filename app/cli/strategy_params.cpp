@@ -1,6 +1,20 @@
+#include "arguments.h"
 #include "commands.h"
 
 namespace remat::cli {
+
+StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers) {
+    StrategyParams params;
+    if (!texts.slots.empty())
+        params.checkpointSlots = static_cast<int>(parseInteger("--slots", texts.slots, 1, Model::kMaxLayers + 1));
+    if (!texts.budget.empty())
+        parseBudget(texts.budget, params);
+    if (!texts.every.empty())
+        params.every = static_cast<int>(parseInteger("--every", texts.every, 1, layers));
+    if (texts.checkpointsGiven)
+        params.checkpoints = parseIntegerList("--checkpoints", texts.checkpoints);
+    return params;
+}
 
 // With several strategies, each option goes to the strategies that take it;
 // a lone strategy is told everything, and rejects what it cannot use.
