@@ -97,6 +97,7 @@ int main(int argc, char *argv[]) {
     options.scenario = parser.value(scenario);
     // A screenshot always shows the scenario asked for (or the default), never a user's session.
     options.restoreSession = !parser.isSet(fresh) && !parser.isSet(screenshot);
+    options.autoplay = !parser.isSet(screenshot);
     remat::studio::MainWindow window(options);
     if (parser.isSet(theme))
         window.setTheme(static_cast<remat::studio::Theme>(themes.indexOf(parser.value(theme))));

@@ -28,6 +28,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -87,10 +88,32 @@ QIcon playerIcon(QStyle::StandardPixmap kind, QColor colour) {
     return QIcon(pixmap);
 }
 
+// Three nodes as in the pictures: a checkpoint, a resident node, a recomputed one.
+QIcon appIcon() {
+    QPixmap pixmap(64, 64);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const render::Palette palette = render::Palette::light();
+    p.setPen(QPen(palette.arrow, 4));
+    p.drawLine(QPointF(12, 32), QPointF(52, 32));
+    const QColor fills[] = {palette.resident, palette.resident, palette.recomputed};
+    for (int i = 0; i < 3; ++i) {
+        p.setPen(QPen(palette.nodeOutline, 2));
+        p.setBrush(fills[i]);
+        p.drawEllipse(QPointF(12 + 20 * i, 32), 8, 8);
+    }
+    p.setPen(QPen(palette.checkpointRing, 3));
+    p.setBrush(Qt::NoBrush);
+    p.drawEllipse(QPointF(12, 32), 11.5, 11.5);
+    return QIcon(pixmap);
+}
+
 } // namespace
 
 MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(parent) {
     setWindowTitle(tr("Remat Studio"));
+    setWindowIcon(appIcon());
     systemPalette_ = QApplication::palette();
     systemStyle_ = QApplication::style()->name();
     player_ = new Player(this);
@@ -182,10 +205,14 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     const Scenario *start = findScenario(scenarios, options.scenario);
     if (!options.scenario.isEmpty() && !start)
         showError(tr("Unknown scenario '%1'; starting with the default").arg(options.scenario));
-    if (!start && options.restoreSession && restoreSession(*this))
+    if (!start && options.restoreSession && restoreSession(*this)) {
         statusBar()->showMessage(tr("Restored your last session. Scenarios menu: start from an example."), 8000);
-    else
+    } else {
         loadScenario(start ? *start : scenarios.front());
+        // A first look moves: the panes start playing once the window is up.
+        if (options.autoplay)
+            QTimer::singleShot(800, player_, &Player::play);
+    }
     if (statusBar()->currentMessage().isEmpty())
         statusBar()->showMessage(tr("Space plays, \u2190/\u2192 step, Home/End, P jumps to each peak. "
                                     "Click a forward node to toggle it as a checkpoint."));
@@ -322,6 +349,12 @@ void MainWindow::buildMenus() {
     tools->addAction(addPaneAction_);
     tools->addAction(syncByTime_);
     syncByTime_->setText(tr("Sync by time"));
+    // The two things a newcomer would not guess, always in view.
+    auto *spacer = new QWidget(tools);
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    tools->addWidget(spacer);
+    auto *hint = new QLabel(tr("Hover a node: why it is in memory \u00B7 Click a forward node: keep it as a checkpoint  "), tools);
+    tools->addWidget(hint);
 }
 
 void MainWindow::loadScenario(const Scenario &scenario) {

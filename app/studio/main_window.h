@@ -43,6 +43,7 @@ public:
     struct Options {
         bool restoreSession = true; // read the last session from QSettings
         QString scenario;           // start with this scenario instead
+        bool autoplay = false;      // start playing when a scenario (not a saved session) is loaded
     };
 
     explicit MainWindow(const Options &options, QWidget *parent = nullptr);
