@@ -73,6 +73,25 @@ private slots:
         }
     }
 
+    void highDpiImagesShowTheSameNodes() {
+        // At device pixel ratio 2 the cached layer and sprites are drawn at twice the pixels, same places.
+        const auto timeline = replay("periodic", 16);
+        const SchedulePainter painter(timeline);
+        const Palette palette = Palette::light();
+        QImage image(2 * 700, 2 * 300, QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(2);
+        const render::ScheduleLayout layout = render::ScheduleLayout::make(17, QRectF(0, 0, 700, 300));
+        const StepState state = timeline->stateAt(timeline->steps() / 2);
+        image.fill(palette.background);
+        QPainter p(&image);
+        painter.paint(p, layout, state, palette);
+        p.end();
+        const Model &model = timeline->model();
+        for (NodeId id = 0; id < NodeId(model.nodeCount()); ++id)
+            QCOMPARE(image.pixelColor((layout.center(model, id) * 2).toPoint()),
+                     SchedulePainter::fillColor(painter.appearance(state, id).fill, palette));
+    }
+
     void recomputedNodesGetTheirOwnColour() {
         // periodic at n = 16 recomputes a_13 for the last segment.
         const auto timeline = replay("periodic", 16);
