@@ -58,4 +58,24 @@ std::vector<const Strategy *> selectStrategies(const std::string &names, const S
     return out;
 }
 
+// With several strategies, each option goes to the strategies that take it;
+// a lone strategy is told everything, and rejects what it cannot use.
+StrategyParams paramsForStrategy(const Strategy &strategy, const StrategyParams &given, bool lone) {
+    if (lone)
+        return given;
+    StrategyParams own;
+    const std::string_view name = strategy.name();
+    if (name == "periodic")
+        own.every = given.every;
+    if (name == "checkpoints")
+        own.checkpoints = given.checkpoints;
+    if (name == "revolve")
+        own.checkpointSlots = given.checkpointSlots;
+    if (name == "budget") {
+        own.budgetBytes = given.budgetBytes;
+        own.budgetNodes = given.budgetNodes;
+    }
+    return own;
+}
+
 } // namespace remat

@@ -31,4 +31,9 @@ std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vect
 std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params,
                                                const Model *model = nullptr);
 
+// The parameters one of several selected strategies gets: each option goes to
+// the strategies that take it; a lone strategy (`lone`) is told everything and
+// rejects what it cannot use.
+StrategyParams paramsForStrategy(const Strategy &strategy, const StrategyParams &given, bool lone);
+
 } // namespace remat

@@ -15,15 +15,19 @@ struct ModelOptions {
     std::string nodeBytes = "1";
 };
 
-struct SimulateOptions {
-    std::string n = "16";
-    std::string strategy = "all";
+// The strategy options as typed on the command line.
+struct StrategyOptionTexts {
     std::string every;
     std::string checkpoints;
     bool checkpointsGiven = false;
+    std::string slots;
+    std::string budget;
+};
+struct SimulateOptions {
+    std::string n = "16";
+    std::string strategy = "all";
     std::string modelFile; // --model FILE instead of a chain of --n layers
-    std::string slots;     // revolve, budget
-    std::string budget;    // budget: "2GiB" (bytes) or "12" (nodes)
+    StrategyOptionTexts params;
     ModelOptions model;
     Format format = Format::Table;
     bool timeline = false;
@@ -48,15 +52,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out);
 void runPlan(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
-// The strategy options as typed on the command line.
-struct StrategyOptionTexts {
-    std::string every;
-    std::string checkpoints;
-    bool checkpointsGiven = false;
-    std::string slots;
-    std::string budget;
-};
-// Parses them for a model of `layers` layers (measure; simulate may share it).
+// Parses them for a model of `layers` layers.
 StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers);
 
 // `remat measure` (docs/executor.md): runs schedules on a real network.
@@ -72,8 +68,6 @@ struct MeasureCommandOptions {
     Format format = Format::Table;
 };
 void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
-// The parameters one of several selected strategies gets (measure; simulate may share it).
-StrategyParams paramsFor(const Strategy &strategy, const StrategyParams &given, bool lone);
 
 // Shared by the commands.
 Model buildChain(const std::string &nText, const ModelOptions &options);

@@ -45,23 +45,23 @@ int main(int argc, char **argv) {
     auto *nOption =
         simulate->add_option("--n", sim.n, "Number of layers n, 1 to 1000000 (default 16). Example: --n 64");
     simulate->add_option("--strategy", sim.strategy, strategyHelp() + "\n(default all). Example: --strategy periodic");
-    simulate->add_option("--every", sim.every,
+    simulate->add_option("--every", sim.params.every,
                          "periodic: checkpoint every K-th node, 1 <= K <= n (default round(sqrt n)). Example: --every 4");
     simulate->add_option_function<std::string>(
         "--checkpoints",
         [&sim](const std::string &v) {
-            sim.checkpoints = v;
-            sim.checkpointsGiven = true;
+            sim.params.checkpoints = v;
+            sim.params.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep, increasing, each in 1..n-1. Example: --checkpoints 3,7,11");
     auto *modelOption = simulate->add_option(
         "--model", sim.modelFile,
         "A model file (docs/model-format.md) instead of a chain of --n layers. Example: --model "
         "resources/models/vgg16-batch32.json");
-    simulate->add_option("--slots", sim.slots,
+    simulate->add_option("--slots", sim.params.slots,
                          "revolve, budget: checkpoint slots C >= 1, a_0 included (revolve's default round(sqrt n)). "
                          "Example: --slots 8");
-    simulate->add_option("--budget", sim.budget,
+    simulate->add_option("--budget", sim.params.budget,
                          "budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes (12). Example: "
                          "--budget 2GiB");
     auto *nodeBytesOption = simulate->add_option("--node-bytes", sim.model.nodeBytes,

@@ -120,7 +120,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     for (const Strategy *s : strategies) {
         Row row;
         row.strategy = s;
-        row.schedule = s->makeSchedule(model, paramsFor(*s, params, strategies.size() == 1));
+        row.schedule = s->makeSchedule(model, paramsForStrategy(*s, params, strategies.size() == 1));
         row.measurement.predicted = Simulator::summarize(model, row.schedule);
         worstPeak = std::max(worstPeak, row.measurement.predicted.peakBytes);
         rows.push_back(std::move(row));

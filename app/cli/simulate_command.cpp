@@ -73,35 +73,12 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
     if (!options.modelFile.empty())
         file = loadModelFile(options.modelFile);
     const auto model = std::make_shared<const Model>(file ? file->model : buildChain(options.n, options.model));
-    StrategyParams params;
-    if (!options.slots.empty())
-        params.checkpointSlots = static_cast<int>(parseInteger("--slots", options.slots, 1, Model::kMaxLayers + 1));
-    if (!options.budget.empty())
-        parseBudget(options.budget, params);
-    if (!options.every.empty())
-        params.every = static_cast<int>(parseInteger("--every", options.every, 1, model->layers()));
-    if (options.checkpointsGiven)
-        params.checkpoints = parseIntegerList("--checkpoints", options.checkpoints);
-    // With "all", --every and --checkpoints go to the one strategy that takes them.
+    const StrategyParams params = parseStrategyParams(options.params, model->layers());
     const auto strategies = selectStrategies(options.strategy, params, model.get());
     std::vector<ComparisonRow> rows;
-    for (const Strategy *s : strategies) {
-        StrategyParams own;
-        if (s->name() == "periodic")
-            own.every = params.every;
-        if (s->name() == "checkpoints")
-            own.checkpoints = params.checkpoints;
-        if (s->name() == "revolve")
-            own.checkpointSlots = params.checkpointSlots;
-        if (s->name() == "budget") {
-            own.budgetBytes = params.budgetBytes;
-            own.budgetNodes = params.budgetNodes;
-        }
-        if (strategies.size() == 1)
-            own = params; // a lone strategy is told everything, and rejects what it cannot use
-        auto one = compareStrategies(*model, {s}, own);
-        rows.push_back(std::move(one.front()));
-    }
+    for (const Strategy *s : strategies)
+        rows.push_back(
+            std::move(compareStrategies(*model, {s}, paramsForStrategy(*s, params, strategies.size() == 1)).front()));
 
     const int n = model->layers();
     if (options.timeline) {
