@@ -47,6 +47,8 @@ private slots:
     void exportsTheWindowsPanes();
     void cancelLeavesTheFileUntouched();
     void badPathIsReportedInTheDialog();
+    void menusOfferTheActions_data();
+    void menusOfferTheActions();
 };
 
 void TestExportDialog::exportsTheWindowsPanes_data() {
@@ -127,6 +129,27 @@ void TestExportDialog::badPathIsReportedInTheDialog() {
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);
     QVERIFY(child<QLabel>(dialog, "message")->text().contains("/nonexistent/folder/x.gif"));
+}
+
+void TestExportDialog::menusOfferTheActions_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("shortcut");
+    QTest::newRow("gif") << "Export timeline as &GIF\u2026" << "Ctrl+E";
+    QTest::newRow("png") << "Export this moment as &PNG\u2026" << "Ctrl+Shift+P";
+    QTest::newRow("csv") << "Export timelines as &CSV\u2026" << "Ctrl+Shift+C";
+    QTest::newRow("json") << "Export summary as &JSON\u2026" << "Ctrl+Shift+J";
+    QTest::newRow("scaling") << "&Scaling laws\u2026" << "Ctrl+L";
+    QTest::newRow("measure") << "&Measure on the CPU\u2026" << "Ctrl+M";
+}
+
+void TestExportDialog::menusOfferTheActions() {
+    QFETCH(QString, text);
+    QFETCH(QString, shortcut);
+    MainWindow window(fresh());
+    const QList<QAction *> actions = window.findChildren<QAction *>();
+    const auto it = std::find_if(actions.begin(), actions.end(), [&](QAction *a) { return a->text() == text; });
+    QVERIFY2(it != actions.end(), qPrintable(text));
+    QCOMPARE((*it)->shortcut(), QKeySequence(shortcut));
 }
 
 QTEST_MAIN(TestExportDialog)

@@ -43,6 +43,8 @@ private slots:
     void delaysKeepTheFrameRate_data();
     void delaysKeepTheFrameRate();
     void samplingKeepsFirstAndLast();
+    void eventsAreEveryOpEnd_data();
+    void eventsAreEveryOpEnd();
     void paletteMapsAppColoursExactly();
     void decodedGifMatchesThePlan_data();
     void decodedGifMatchesThePlan();
@@ -105,6 +107,33 @@ void TestGifExport::samplingKeepsFirstAndLast() {
     }
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, sampleEvents(events, {FrameSampling::Mode::MaxFrames, 1, 1}));
     QVERIFY_THROWS_EXCEPTION(InvalidArgument, sampleEvents(events, {FrameSampling::Mode::EveryKth, 0, 0}));
+}
+
+void TestGifExport::eventsAreEveryOpEnd_data() {
+    QTest::addColumn<int>("axis");
+    QTest::newRow("by cost") << int(render::TimeAxis::Cost);
+    QTest::newRow("by op") << int(render::TimeAxis::Ops);
+}
+
+void TestGifExport::eventsAreEveryOpEnd() {
+    QFETCH(int, axis);
+    const auto a = static_cast<render::TimeAxis>(axis);
+    const std::vector<ExportPane> panes = seedPanes(12);
+    std::vector<const Timeline *> timelines;
+    std::vector<double> expected{0.0};
+    for (const ExportPane &p : panes) {
+        timelines.push_back(p.timeline.get());
+        for (std::int64_t s = 0; s < p.timeline->steps(); ++s)
+            expected.push_back(render::opEndTime(*p.timeline, s, a));
+    }
+    std::sort(expected.begin(), expected.end());
+    expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+    QCOMPARE(timelineEvents(timelines, a), expected);
+    // The clock ends when the slowest pane does.
+    double end = 0;
+    for (const ExportPane &p : panes)
+        end = std::max(end, render::totalTime(*p.timeline, a));
+    QCOMPARE(expected.back(), end);
 }
 
 void TestGifExport::paletteMapsAppColoursExactly() {
