@@ -30,12 +30,33 @@ int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const Q
     return app.exec();
 }
 
+// Without a display Qt aborts with a page about plugins. Screenshots, --help
+// and --version need no display (offscreen); the window does, so say so plainly.
+int checkDisplay(int argc, char *argv[]) {
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return 0;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "-h" || arg == "--help" ||
+            arg == "-v" || arg == "--version") {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return 0;
+        }
+    }
+    std::fprintf(stderr, "remat-studio: no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, "
+                         "under xvfb-run, or use --screenshot FILE\n");
+    return 2;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
     // Headless exports (docs/export.md) run before any window exists.
     if (const QStringList args = remat::exporting::argumentList(argc, argv); remat::exporting::wantsHeadlessExport(args))
         return remat::exporting::runHeadlessExport(args);
+    if (const int status = checkDisplay(argc, argv); status != 0)
+        return status;
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("remat"));
     QApplication::setApplicationName(QStringLiteral("remat-studio"));
