@@ -230,6 +230,28 @@ private slots:
                  QString::number(window.run(0)->summary.peakNodes));
     }
 
+    void oneToFourPanes() {
+        MainWindow window(fresh());
+        studio::PaneConfig config;
+        config.strategy = "periodic";
+        config.params.every = 2;
+        window.addPane(config);
+        QCOMPARE(window.paneCount(), 4);
+        QCOMPARE(window.player()->trackCount(), 4);
+        window.addPane(config); // refused: four is the most
+        QCOMPARE(window.paneCount(), 4);
+        QCOMPARE(window.summaryTable()->rowCount(), 4);
+        window.removePane(0);
+        QCOMPARE(window.paneCount(), 3);
+        QCOMPARE(window.player()->trackCount(), 3);
+        QCOMPARE(QString::fromStdString(window.run(0)->timeline->schedule().strategy), QString("recompute-all"));
+        while (window.paneCount() > 1)
+            window.removePane(0);
+        window.removePane(0); // the last pane stays
+        QCOMPARE(window.paneCount(), 1);
+        QCOMPARE(window.summaryTable()->rowCount(), 1);
+    }
+
     void sessionPersists() {
         QStandardPaths::setTestModeEnabled(true);
         {
