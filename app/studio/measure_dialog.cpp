@@ -4,6 +4,7 @@
 #include "core/errors.h"
 #include "core/units.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -12,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -52,16 +54,31 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     form->addRow(tr("Width:"), width_);
     form->addRow(tr("Batch:"), batch_);
     form->addRow(tr("Timed steps:"), repeats_);
-    auto *backend = new QLabel(cudaNote(), this);
-    backend->setWordWrap(true);
-    form->addRow(tr("Backend:"), backend);
+    backend_ = new QComboBox(this);
+    backend_->setObjectName(QStringLiteral("backend"));
+    backend_->addItem(tr("CPU (Eigen)"), QStringLiteral("cpu"));
+    backend_->addItem(tr("CUDA"), QStringLiteral("cuda"));
+    auto *note = new QLabel(this);
+    note->setObjectName(QStringLiteral("backendNote"));
+    note->setWordWrap(true);
+    if (const std::optional<QString> why = cudaUnavailable()) {
+        // Shown, not hidden: the user learns why there is no GPU run.
+        qobject_cast<QStandardItemModel *>(backend_->model())->item(1)->setEnabled(false);
+        note->setText(*why);
+    } else {
+        backend_->setCurrentIndex(0); // CPU by default; CUDA one click away
+        note->setText(tr("CUDA device available."));
+    }
+    form->addRow(tr("Backend:"), backend_);
+    form->addRow(QString(), note);
 
     table_ = new QTableWidget(0, ColumnCount, this);
     table_->setObjectName(QStringLiteral("results"));
     table_->setHorizontalHeaderLabels({tr("Strategy"), tr("Predicted peak"), tr("Measured peak"),
-                                       tr("Process growth"), tr("Seconds / step"), tr("Gradients")});
+                                       tr("Device growth"), tr("Seconds / step"), tr("Gradients")});
     table_->horizontalHeaderItem(DevicePeak)
-        ->setToolTip(tr("Growth of the process's resident memory during a probe step (what top would see)"));
+        ->setToolTip(tr("Growth seen outside the backend during a probe step: the process's resident memory "
+                        "(CPU, what top shows) or the device's used memory (CUDA, what nvidia-smi shows)"));
     table_->horizontalHeaderItem(GradientCheck)
         ->setToolTip(tr("Gradients compared with store-all's on the same backend: \u2713 bitwise equal"));
     table_->verticalHeader()->hide();
@@ -104,6 +121,7 @@ bool MeasureDialog::start() {
     if (isRunning() || configs_.empty())
         return false;
     MeasureSettings settings;
+    settings.backend = backend_->currentData().toString().toStdString();
     settings.width = width_->value();
     settings.batch = batch_->value();
     settings.repeats = repeats_->value();
@@ -113,7 +131,7 @@ bool MeasureDialog::start() {
     progress_->setValue(0);
     progress_->setVisible(true);
     measure_->setEnabled(false);
-    status_->setText(tr("Measuring %1 strategies on the CPU\u2026").arg(configs_.size()));
+    status_->setText(tr("Measuring %1 strategies on %2\u2026").arg(configs_.size()).arg(backend_->currentText()));
     auto stop = stop_;
     auto done = done_;
     watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done]() -> Outcome {
@@ -215,7 +233,7 @@ void MeasureDialog::reject() {
 }
 
 void addMeasureAction(QMenu *menu, MainWindow &window) {
-    QAction *action = menu->addAction(QObject::tr("&Measure on the CPU\u2026"), &window, [&window] {
+    QAction *action = menu->addAction(QObject::tr("&Measure on the execution core\u2026"), &window, [&window] {
         std::vector<PaneConfig> configs;
         for (int i = 0; i < window.paneCount(); ++i)
             configs.push_back(window.paneConfig(i));

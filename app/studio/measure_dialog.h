@@ -1,6 +1,7 @@
 #pragma once
-// Measure: the panes' schedules run on the real execution core (CPU backend)
-// in a worker thread, with width/batch/repeat settings, a progress bar and
+// Measure: the panes' schedules run on the real execution core (the CPU
+// backend, or CUDA when built and a device answers; otherwise the dialog says
+// why not) in a worker thread, with width/batch/repeat settings, a progress bar and
 // Cancel. Measured peak bytes sit beside the predicted ones; a mismatch is
 // shown as an error, never hidden. Gradients are checked against store-all.
 #include "app/studio/measure_run.h"
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <memory>
 
+class QComboBox;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -53,6 +55,7 @@ private:
 
     std::vector<PaneConfig> configs_;
     int layers_;
+    QComboBox *backend_;
     QSpinBox *width_;
     QSpinBox *batch_;
     QSpinBox *repeats_;
@@ -65,7 +68,7 @@ private:
     std::shared_ptr<std::atomic<int>> done_;
 };
 
-// Adds "Measure on the CPU..." to `menu`: a MeasureDialog for the window's panes.
+// Adds "Measure on the execution core..." to `menu`: a MeasureDialog for the window's panes.
 void addMeasureAction(QMenu *menu, MainWindow &window);
 
 } // namespace remat::studio

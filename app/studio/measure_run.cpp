@@ -7,6 +7,10 @@
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
+#ifdef REMAT_HAVE_CUDA
+#include "gpu/cuda_backend.h"
+#endif
+
 #include <QObject>
 
 #include <algorithm>
@@ -14,10 +18,60 @@
 
 namespace remat::studio {
 
-QString cudaNote() {
-    return QObject::tr("CPU (Eigen). CUDA is not offered in the studio: its backend is linked into the "
-                       "command line only; run `remat measure --backend cuda` on a machine with a GPU.");
+std::optional<QString> cudaUnavailable() {
+#ifdef REMAT_HAVE_CUDA
+    static const std::optional<QString> reason = []() -> std::optional<QString> {
+        try {
+            gpu::queryDevice();
+            return std::nullopt;
+        } catch (const Error &e) {
+            return QString::fromUtf8(e.what());
+        }
+    }();
+    return reason;
+#else
+    return QObject::tr("CUDA not available: this remat-studio was built without the CUDA backend (nvcc was not "
+                       "found when it was configured)");
+#endif
 }
+
+namespace {
+
+// Throws DeviceUnavailable for CUDA without a device, LimitExceeded when the
+// network does not fit.
+std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, const exec::NetworkShape &shape,
+                                           std::int64_t worstPeak) {
+    auto refuse = [&](const char *what, std::int64_t need, std::int64_t available) {
+        throw LimitExceeded(std::string("measuring needs ") + formatBytes(need) + " of " + what + " for n = " +
+                            std::to_string(shape.layers) + ", width " + std::to_string(shape.width) + ", batch " +
+                            std::to_string(shape.batch) + " but only " + formatBytes(available) +
+                            " is available; choose a smaller width or batch");
+    };
+    const bool cuda = settings.backend == "cuda";
+    if (!cuda && settings.backend != "cpu")
+        throw InvalidArgument("backend must be cpu or cuda, got '" + settings.backend + "'");
+    // The host holds the parameters and two gradient copies (and, on the CPU,
+    // the activations); the GPU the parameters, their gradients and the activations.
+    const std::int64_t hostNeed = 2 * shape.parameterBytes() + (cuda ? 0 : worstPeak);
+    if (const auto available = exec::availableHostBytes(); available && hostNeed > *available)
+        refuse("host memory", hostNeed, *available);
+#ifdef REMAT_HAVE_CUDA
+    if (cuda) {
+        const gpu::DeviceInfo device = gpu::queryDevice();
+        if (shape.parameterBytes() + worstPeak > device.freeBytes)
+            refuse("GPU memory", shape.parameterBytes() + worstPeak, device.freeBytes);
+        return gpu::makeCudaBackend(
+            std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)));
+    }
+#else
+    if (cuda)
+        throw DeviceUnavailable(cudaUnavailable().value_or(QString()).toStdString());
+#endif
+    return std::make_unique<exec::CpuBackend>(
+        std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)));
+}
+
+} // namespace
 
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
                            const std::function<void(int, int)> &progress, const std::function<bool()> &cancelled) {
@@ -54,16 +108,9 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
         report.panes.push_back(std::move(pane));
     }
 
-    // Refuse before allocating: parameters, two gradient copies and the worst
-    // schedule's activations must fit in the host's available memory.
-    const std::int64_t need = shape.parameterBytes() + shape.parameterBytes() + worstPeak;
-    if (const auto available = exec::availableHostBytes(); available && need > *available)
-        throw LimitExceeded("measuring needs " + formatBytes(need) + " for n = " + std::to_string(layers) +
-                            ", width " + std::to_string(shape.width) + ", batch " + std::to_string(shape.batch) +
-                            " but only " + formatBytes(*available) + " is available; choose a smaller width or batch");
-
-    const auto parameters = std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape));
-    exec::CpuBackend backend(parameters);
+    // Refused before anything is allocated.
+    const std::unique_ptr<exec::Backend> owned = makeBackend(settings, shape, worstPeak);
+    exec::Backend &backend = *owned;
     report.backend = backend.name();
     report.device = backend.deviceName();
     exec::Gradients expected, latest;

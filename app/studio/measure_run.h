@@ -1,7 +1,8 @@
 #pragma once
 // The Measure action's work: the panes' strategies planned on the real
 // network of the same depth (core/executor's tanh MLP, width x batch fp32
-// activations) and run on the CPU backend, measured beside what the simulator
+// activations) and run on the CPU backend (or CUDA where this build has it and
+// a device answers), measured beside what the simulator
 // predicts for that network. Plain functions, run in a worker thread by
 // MeasureDialog and tested without a window.
 #include "app/studio/pane_run.h"
@@ -19,6 +20,7 @@
 namespace remat::studio {
 
 struct MeasureSettings {
+    std::string backend = "cpu"; // "cpu" or "cuda"
     int width = 256;
     int batch = 64;
     int repeats = 3; // timed steps per strategy (the median is shown)
@@ -29,7 +31,7 @@ struct MeasuredPane {
     std::string description;             // the schedule's parameters in words
     Summary predicted;                   // the simulator, on the network's model
     std::int64_t measuredPeakBytes = 0;  // activation bytes the backend counted
-    std::optional<std::int64_t> devicePeakBytes; // growth the OS saw (process memory)
+    std::optional<std::int64_t> devicePeakBytes; // growth the OS or the driver saw
     double secondsPerStep = 0;           // median
     double maxGradientDiff = 0;          // against store-all on the same backend
     bool gradientsBitwiseEqual = false;
@@ -40,17 +42,20 @@ struct MeasuredPane {
 };
 
 struct MeasureReport {
-    std::string backend;   // "cpu"
-    std::string device;    // "x86_64, 2 cores"
+    std::string backend;   // "cpu", "cuda"
+    std::string device;    // "x86_64, 2 cores", "NVIDIA H200"
     exec::NetworkShape shape;
     std::vector<MeasuredPane> panes;
 };
 
-// Why CUDA is not offered here, in words for the dialog.
-QString cudaNote();
+// Why CUDA cannot be used, in words for the dialog ("CUDA not available:
+// <the runtime's reason>", or that this build has no CUDA backend); nothing
+// when a device is usable. Asks the runtime once and remembers the answer.
+std::optional<QString> cudaUnavailable();
 
 // Plans each config on exec::networkModel({layers, width, batch}), refuses
-// sizes the host cannot hold (LimitExceeded naming the bytes), then runs
+// sizes the host (or the GPU) cannot hold (LimitExceeded naming the bytes) and
+// a CUDA run without a device (DeviceUnavailable with the reason), then runs
 // store-all once for reference gradients and measures each pane.
 // `progress(done, total)` after each pane; throws remat::Cancelled between
 // panes once `cancelled()` is true. A pane whose strategy rejects the network

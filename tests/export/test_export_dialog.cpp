@@ -139,7 +139,7 @@ void TestExportDialog::menusOfferTheActions_data() {
     QTest::newRow("csv") << "Export timelines as &CSV\u2026" << "Ctrl+Shift+C";
     QTest::newRow("json") << "Export summary as &JSON\u2026" << "Ctrl+Shift+J";
     QTest::newRow("scaling") << "&Scaling laws\u2026" << "Ctrl+L";
-    QTest::newRow("measure") << "&Measure on the CPU\u2026" << "Ctrl+M";
+    QTest::newRow("measure") << "&Measure on the execution core\u2026" << "Ctrl+M";
 }
 
 void TestExportDialog::menusOfferTheActions() {

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -34,6 +35,7 @@ private slots:
     void badPaneKeepsItsError();
     void oversizedNetworkIsRefused();
     void cancelStopsBetweenStrategies();
+    void cudaWithoutADeviceSaysWhy();
     void dialogShowsMeasuredBesidePredicted();
 };
 
@@ -50,7 +52,7 @@ void TestMeasure::measuredPeaksEqualPredicted() {
     QFETCH(int, width);
     QFETCH(int, batch);
     int calls = 0;
-    const MeasureReport report = measurePanes(seed(), layers, {width, batch, 1}, [&](int, int total) {
+    const MeasureReport report = measurePanes(seed(), layers, {"cpu", width, batch, 1}, [&](int, int total) {
         ++calls;
         QCOMPARE(total, 3);
     });
@@ -74,7 +76,7 @@ void TestMeasure::measuredPeaksEqualPredicted() {
 
 void TestMeasure::badPaneKeepsItsError() {
     const MeasureReport report =
-        measurePanes({config("periodic", 99), config("store-all")}, 8, {16, 4, 1});
+        measurePanes({config("periodic", 99), config("store-all")}, 8, {"cpu", 16, 4, 1});
     QVERIFY(!report.panes[0].ok());
     QVERIFY2(QString::fromStdString(report.panes[0].error).contains("99"), report.panes[0].error.c_str());
     QVERIFY(report.panes[1].ok());
@@ -83,7 +85,7 @@ void TestMeasure::badPaneKeepsItsError() {
 
 void TestMeasure::oversizedNetworkIsRefused() {
     try {
-        measurePanes(seed(), 64, {exec::NetworkShape::kMaxWidth, 1 << 16, 1});
+        measurePanes(seed(), 64, {"cpu", exec::NetworkShape::kMaxWidth, 1 << 16, 1});
         QFAIL("a network of terabytes was accepted");
     } catch (const LimitExceeded &e) {
         QVERIFY2(QString::fromUtf8(e.what()).contains("choose a smaller width or batch"), e.what());
@@ -92,9 +94,28 @@ void TestMeasure::oversizedNetworkIsRefused() {
 
 void TestMeasure::cancelStopsBetweenStrategies() {
     int done = 0;
-    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(seed(), 16, {16, 4, 1}, [&](int d, int) { done = d; },
+    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(seed(), 16, {"cpu", 16, 4, 1}, [&](int d, int) { done = d; },
                                                      [&] { return done >= 1; }));
     QCOMPARE(done, 1);
+}
+
+void TestMeasure::cudaWithoutADeviceSaysWhy() {
+    const std::optional<QString> why = cudaUnavailable();
+    if (!why)
+        QSKIP("a CUDA device is available here");
+    QVERIFY2(why->startsWith("CUDA not available: "), qPrintable(*why));
+    MeasureSettings settings{"cuda", 16, 4, 1};
+    try {
+        measurePanes(seed(), 8, settings);
+        QFAIL("measured on CUDA without a device");
+    } catch (const DeviceUnavailable &e) {
+        QCOMPARE(QString::fromUtf8(e.what()), *why);
+    }
+    // The dialog offers CUDA disabled, with the reason beside it.
+    MeasureDialog dialog(seed(), 8);
+    auto *note = dialog.findChild<QLabel *>(QStringLiteral("backendNote"));
+    QVERIFY(note);
+    QCOMPARE(note->text(), *why);
 }
 
 void TestMeasure::dialogShowsMeasuredBesidePredicted() {
