@@ -219,6 +219,9 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
 }
 
 MainWindow::~MainWindow() {
+    // Planners stop at the flag; a simulation in flight is waited for (its memory is owned by the job).
+    if (cancelFlag_)
+        cancelFlag_->store(true);
     watcher_.waitForFinished();
 }
 
