@@ -19,7 +19,6 @@ std::string scientific(double v) {
 } // namespace
 
 Schedule Strategy::makeSchedule(const Model &model, const StrategyParams &params) const {
-    validate(model, params);
     const OpEstimate e = estimate(model, params);
     if (e.ops > kMaxOps)
         throw LimitExceeded(std::string(name()) + " at n = " + std::to_string(model.layers()) + " needs " +
@@ -29,6 +28,11 @@ Schedule Strategy::makeSchedule(const Model &model, const StrategyParams &params
     Schedule s = plan(model, params);
     s.strategy = std::string(name());
     return s;
+}
+
+OpEstimate Strategy::estimate(const Model &model, const StrategyParams &params) const {
+    validate(model, params);
+    return countOps(model, params);
 }
 
 void Strategy::requireChain(const Model &model) const {

@@ -56,9 +56,13 @@ public:
     // Throws InvalidArgument or LimitExceeded with a message for the user.
     Schedule makeSchedule(const Model &model, const StrategyParams &params) const;
 
-    virtual OpEstimate estimate(const Model &model, const StrategyParams &params) const = 0;
+    // Validates the parameters (throws like makeSchedule), then returns the
+    // analytic size of the schedule without building it.
+    OpEstimate estimate(const Model &model, const StrategyParams &params) const;
 
 protected:
+    // The analytic size for parameters that passed validate().
+    virtual OpEstimate countOps(const Model &model, const StrategyParams &params) const = 0;
     // Throws InvalidArgument for parameters this strategy cannot use.
     virtual void validate(const Model &model, const StrategyParams &params) const = 0;
     virtual Schedule plan(const Model &model, const StrategyParams &params) const = 0;

@@ -1,6 +1,7 @@
 #include "app/studio/pane_run.h"
 
 #include "core/comparison.h"
+#include "core/errors.h"
 #include "core/strategy_registry.h"
 
 #include <algorithm>
@@ -23,28 +24,15 @@ PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &confi
     return run;
 }
 
-namespace {
-// Strategy::estimate trusts its parameters (makeSchedule validates first; a
-// checkpoint out of range or k = 0 is not safe to estimate). Values outside
-// these ranges skip the estimate and go straight to makeSchedule, whose
-// validation names the problem. Explicit checkpoint lists always give O(n) ops.
-bool safeToEstimate(const Model &model, const StrategyParams &p) {
-    const int n = model.layers();
-    if (p.checkpoints)
-        return false;
-    if (p.every && (*p.every < 1 || *p.every > n))
-        return false;
-    if (p.checkpointSlots && *p.checkpointSlots < 1)
-        return false;
-    if ((p.budgetNodes && *p.budgetNodes < 1) || (p.budgetBytes && *p.budgetBytes < 1))
-        return false;
-    return true;
-}
-} // namespace
-
 double estimatedOps(const Model &model, const PaneConfig &config) {
     const Strategy *strategy = StrategyRegistry::builtin().find(config.strategy);
-    return strategy && safeToEstimate(model, config.params) ? strategy->estimate(model, config.params).ops : 0;
+    if (!strategy)
+        return 0;
+    try {
+        return strategy->estimate(model, config.params).ops;
+    } catch (const remat::Error &) {
+        return 0; // bad parameters: planning them fails at once and reports why
+    }
 }
 
 PaneConfig withCheckpointToggled(const PaneRun &run, int index) {

@@ -24,7 +24,7 @@ public:
     std::string_view computeClass() const override { return "O(n)"; }
     bool worksOnGraphs() const override { return true; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &) const override {
         const double f = planners::segmentOrderForwardEvaluations(model, planners::autoCheckpoints(model));
         const double b = model.forwardCount();
         return {f, b, 2 * (f + b), "n plus one recomputation of each segment"};

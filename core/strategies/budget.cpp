@@ -26,7 +26,7 @@ public:
     bool runsWithDefaults() const override { return false; }
     bool worksOnGraphs() const override { return true; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &) const override {
         // Never worse than recompute-all, which fits the smallest budgets.
         const double n = model.layers();
         const double f = n * (n + 1) / 2;

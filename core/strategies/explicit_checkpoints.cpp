@@ -20,7 +20,7 @@ public:
     bool runsWithDefaults() const override { return false; }
     bool worksOnGraphs() const override { return true; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
         const double f = planners::segmentOrderForwardEvaluations(model, params.checkpoints.value_or(std::vector<int>{}));
         return {f, n + 1.0, 2 * (f + n + 1), "2n - |C| - 1"};

@@ -23,7 +23,7 @@ public:
 
     static int defaultEvery(int n) { return std::max(1, static_cast<int>(std::lround(std::sqrt(double(n))))); }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
         const double f = planners::segmentOrderForwardEvaluations(model, checkpointsFor(n, params));
         return {f, n + 1.0, 2 * (f + n + 1), "2n - n/k - 1"};

@@ -19,7 +19,7 @@ public:
     std::string_view computeClass() const override { return "O(n^2)"; }
     bool worksOnGraphs() const override { return true; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &) const override {
         const double n = model.layers();
         const double f = n * (n + 1) / 2, b = n + 1;
         return {f, b, 2 * (f + b), "n(n+1)/2"};

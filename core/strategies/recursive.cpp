@@ -23,7 +23,7 @@ public:
     bool runsWithDefaults() const override { return false; }
     std::string_view computeClass() const override { return "O(n log n)"; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &) const override {
         const double n = model.layers();
         // Each level of the halving re-runs at most the whole chain once.
         const double f = n * (std::ceil(std::log2(n + 1)) + 1);

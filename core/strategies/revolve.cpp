@@ -30,7 +30,7 @@ public:
         return params.checkpointSlots.value_or(std::max(1, static_cast<int>(std::lround(std::sqrt(double(n))))));
     }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &params) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
         const double f = static_cast<double>(planners::revolveForwardSteps(n + 1, slotsFor(model, params)));
         return {f, n + 1.0, 2 * (f + n + 1), "T(n+1, c) = r(n+1) - C(c+r, r-1)"};

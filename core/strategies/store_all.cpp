@@ -17,7 +17,7 @@ public:
     std::string_view computeClass() const override { return "O(n)"; }
     bool worksOnGraphs() const override { return true; }
 
-    OpEstimate estimate(const Model &model, const StrategyParams &) const override {
+    OpEstimate countOps(const Model &model, const StrategyParams &) const override {
         const double f = model.forwardCount() - 1, b = model.forwardCount();
         return {f, b, 2 * (f + b), "n"};
     }

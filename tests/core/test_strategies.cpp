@@ -150,6 +150,18 @@ private slots:
         }
     }
 
+    // estimate is public (the studio sizes its work with it): it validates
+    // like makeSchedule instead of trusting out-of-range values.
+    void estimateValidatesItsParameters() {
+        const Model m = Model::chain(10);
+        StrategyParams zero;
+        zero.every = 0;
+        QVERIFY_THROWS_EXCEPTION(InvalidArgument, StrategyRegistry::builtin().get("periodic").estimate(m, zero));
+        StrategyParams outside;
+        outside.checkpoints = std::vector<int>{4, 400};
+        QVERIFY_THROWS_EXCEPTION(InvalidArgument, StrategyRegistry::builtin().get("checkpoints").estimate(m, outside));
+    }
+
     void unknownStrategyNamesTheKnownOnes() {
         try {
             StrategyRegistry::builtin().get("sqrt");
