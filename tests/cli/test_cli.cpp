@@ -3,24 +3,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
-namespace {
-struct Result {
-    int exitCode;
-    QByteArray out;
-    QByteArray err;
-};
+#include "tests/common/run_process.h"
 
-Result remat(const QStringList &args) {
-    QProcess p;
-    p.start(QStringLiteral(REMAT_CLI_PATH), args);
-    if (!p.waitForFinished(120000))
-        return {-1, {}, "timed out"};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+namespace {
+using remat::test::remat;
+using Result = remat::test::ProcessResult;
 } // namespace
 
 class TestCli : public QObject {
