@@ -17,7 +17,6 @@
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QLabel>
-#include <QMenuBar>
 #include <QPainter>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -29,7 +28,6 @@
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTimer>
-#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -278,86 +276,6 @@ QWidget *MainWindow::buildPlayerBar() {
     connect(speed_, &QDoubleSpinBox::valueChanged, player_, &Player::setSpeed);
     layout->addWidget(speed_);
     return bar;
-}
-
-void MainWindow::buildMenus() {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    addExportActions(file, *this); // app/studio/export_dialog.h
-    file->addSeparator();
-    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-
-    QMenu *scenarios = menuBar()->addMenu(tr("&Scenarios"));
-    for (const Scenario &s : builtinScenarios())
-        scenarios->addAction(s.title, this, [this, s] { loadScenario(s); });
-
-    QMenu *panes = menuBar()->addMenu(tr("&Panes"));
-    addPaneAction_ = panes->addAction(tr("&Add pane"), this, [this] {
-        PaneConfig config;
-        config.strategy = "periodic";
-        addPane(config);
-    });
-    addPaneAction_->setShortcut(QKeySequence(tr("Ctrl+N")));
-    syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
-    syncByTime_->setCheckable(true);
-    syncByTime_->setChecked(true);
-    syncByTime_->setToolTip(tr("On: each op takes its compute cost, so recomputing strategies finish later. "
-                               "Off: panes advance one op per step."));
-    connect(syncByTime_, &QAction::toggled, this, [this](bool on) {
-        player_->setAxis(on ? render::TimeAxis::Cost : render::TimeAxis::Ops);
-        refreshTracks();
-    });
-
-    QMenu *play = menuBar()->addMenu(tr("P&layer"));
-    auto shortcut = [&](const QString &text, const QKeySequence &key, auto slot) {
-        QAction *a = play->addAction(text, player_, slot);
-        a->setShortcut(key);
-        a->setShortcutContext(Qt::WindowShortcut);
-        addAction(a);
-    };
-    shortcut(tr("Play / pause"), QKeySequence(Qt::Key_Space), &Player::togglePlay);
-    shortcut(tr("Step forward"), QKeySequence(Qt::Key_Right), &Player::stepForward);
-    shortcut(tr("Step back"), QKeySequence(Qt::Key_Left), &Player::stepBack);
-    shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
-    shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
-    shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
-
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    themeGroup_ = new QActionGroup(this);
-    for (const auto &[theme, text] : {std::pair{Theme::System, tr("&System colours")},
-                                      std::pair{Theme::Light, tr("&Light")}, std::pair{Theme::Dark, tr("&Dark")}}) {
-        QAction *a = view->addAction(text, this, [this, t = theme] { setTheme(t); });
-        a->setCheckable(true);
-        a->setData(static_cast<int>(theme));
-        a->setChecked(theme == theme_);
-        themeGroup_->addAction(a);
-    }
-    QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
-    addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
-    addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
-
-    QToolBar *tools = addToolBar(tr("Model"));
-    tools->setObjectName("modelToolBar");
-    tools->setMovable(false);
-    tools->addWidget(new QLabel(tr(" Layers n = "), tools));
-    layersSpin_ = new QSpinBox(tools);
-    layersSpin_->setObjectName("layers");
-    layersSpin_->setRange(1, Model::kMaxLayers);
-    layersSpin_->setValue(layers_);
-    layersSpin_->setKeyboardTracking(false);
-    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n"));
-    connect(layersSpin_, &QSpinBox::valueChanged, this, &MainWindow::setLayers);
-    tools->addWidget(layersSpin_);
-    tools->addSeparator();
-    tools->addAction(addPaneAction_);
-    tools->addAction(syncByTime_);
-    syncByTime_->setText(tr("Sync by time"));
-    // The two things a newcomer would not guess, always in view.
-    auto *spacer = new QWidget(tools);
-    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    tools->addWidget(spacer);
-    auto *hint = new QLabel(tr("Hover a node: why it is in memory \u00B7 Click a forward node: keep it as a checkpoint  "), tools);
-    tools->addWidget(hint);
 }
 
 void MainWindow::loadScenario(const Scenario &scenario) {
