@@ -30,16 +30,27 @@ Executor::Executor(Backend &backend, const Model &model, const Schedule &schedul
     predicted_ = Simulator::summarize(model, schedule);
 }
 
-StepRecord Executor::runStep(bool sampleDevice) {
+StepRecord Executor::runStep(const StepOptions &options) {
     backend_.releaseAll();
     backend_.synchronize();
-    if (sampleDevice)
+    if (options.sampleDevice)
         backend_.deviceWatchBegin();
     backend_.resetPeak();
     backend_.startTimer();
     backend_.allocate(0);
     backend_.loadInput();
+    StepRecord r;
+    std::int64_t tracePeak = 0;
+    if (options.recordTrace) {
+        r.trace.during.reserve(schedule_.ops.size());
+        r.trace.after.reserve(schedule_.ops.size());
+        tracePeak = backend_.counters().liveBytes; // a_0
+    }
     for (const Op op : schedule_.ops) {
+        if (options.cancelled && options.cancelled())
+            throw Cancelled();
+        if (options.recordTrace)
+            backend_.resetPeak(); // the peak from here on is this op's
         if (op.kind == OpKind::Free) {
             backend_.release(op.node);
         } else {
@@ -50,12 +61,24 @@ StepRecord Executor::runStep(bool sampleDevice) {
             else
                 backend_.backward(index - forwardCount_);
         }
-        if (sampleDevice)
+        if (options.sampleDevice)
             backend_.deviceWatchSample();
+        if (options.recordTrace) {
+            const MemoryCounters c = backend_.counters();
+            // A free holds nothing extra while it runs: what it leaves is its figure.
+            const std::int64_t during = op.kind == OpKind::Free ? c.liveBytes : c.peakBytes;
+            r.trace.during.push_back(during);
+            r.trace.after.push_back(c.liveBytes);
+            tracePeak = std::max(tracePeak, during);
+        }
     }
-    StepRecord r;
     r.seconds = backend_.stopTimerSeconds(); // synchronises the device
     r.memory = backend_.counters();
+    if (options.recordTrace) {
+        // The backend's peak was reset before each op; over the step it is the trace's highest.
+        r.memory.peakBytes = tracePeak;
+        r.memory.allocatorPeakBytes.reset();
+    }
     return r;
 }
 
@@ -67,7 +90,8 @@ double median(std::vector<double> values) {
     return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options) {
+Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options,
+                    const CancelCheck &cancelled) {
     if (options.repeats < 1 || options.repeats > 1000)
         throw InvalidArgument("repeats must be an integer from 1 to 1000, got " + std::to_string(options.repeats));
     if (options.warmups < 0 || options.warmups > 1000)
@@ -77,20 +101,26 @@ Measurement measure(Backend &backend, const Model &model, const Schedule &schedu
     Measurement m;
     m.predicted = executor.predicted();
 
+    StepOptions plain;
+    plain.cancelled = cancelled;
     for (int k = 0; k < options.warmups; ++k)
-        executor.runStep(false);
-    const StepRecord probe = executor.runStep(true);
+        executor.runStep(plain);
+    StepOptions probeOptions = plain;
+    probeOptions.sampleDevice = true;
+    probeOptions.recordTrace = true;
+    StepRecord probe = executor.runStep(probeOptions);
     m.devicePeakBytes = backend.deviceWatchPeakGrowth();
     m.measuredPeakBytes = probe.memory.peakBytes;
-    m.allocatorPeakBytes = probe.memory.allocatorPeakBytes;
+    m.trace = std::move(probe.trace);
     for (int k = 0; k < options.repeats; ++k) {
-        const StepRecord r = executor.runStep(false);
+        const StepRecord r = executor.runStep(plain);
         if (r.memory.peakBytes != m.measuredPeakBytes)
             throw DeviceError("the executor's peak changed between steps of the same schedule (" +
                               std::to_string(m.measuredPeakBytes) + " then " + std::to_string(r.memory.peakBytes) +
                               " bytes); this is a bug in the backend");
-        if (r.memory.allocatorPeakBytes && m.allocatorPeakBytes)
-            m.allocatorPeakBytes = std::max(*m.allocatorPeakBytes, *r.memory.allocatorPeakBytes);
+        // The probe reset the pool's high-water mark op by op; the timed steps did not.
+        if (r.memory.allocatorPeakBytes)
+            m.allocatorPeakBytes = std::max(m.allocatorPeakBytes.value_or(0), *r.memory.allocatorPeakBytes);
         m.seconds.push_back(r.seconds);
     }
     m.medianSeconds = median(m.seconds);

@@ -9,14 +9,41 @@
 #include "core/simulator.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 namespace remat::exec {
 
+// The backend's own count of activation bytes op by op, as the simulator's
+// Timeline states it: `during[t]` is the most held while op t ran (its output
+// and its workspace included; for a free, what is left after it), the
+// measured counterpart of Timeline::bytesAt(t); `after[t]` is what stays
+// live once op t is done.
+struct MemoryTrace {
+    std::vector<std::int64_t> during;
+    std::vector<std::int64_t> after;
+    bool empty() const { return during.empty(); }
+};
+
 struct StepRecord {
     double seconds = 0;
     MemoryCounters memory; // peak over the step: nodes + workspace, a_0 included
+    MemoryTrace trace;     // filled when the step was asked to record one
+};
+
+// Checked between ops: returning true stops the step with remat::Cancelled.
+using CancelCheck = std::function<bool()>;
+
+struct StepOptions {
+    // The backend samples device-level memory after each op (slower: CUDA
+    // synchronises); the figures go to deviceWatchPeakGrowth.
+    bool sampleDevice = false;
+    // Records the MemoryTrace. Resets the backend's peak before every op, so
+    // the step's peak is then the trace's maximum (and a CUDA pool's
+    // high-water mark covers the last op only).
+    bool recordTrace = false;
+    CancelCheck cancelled;
 };
 
 class Executor {
@@ -29,9 +56,9 @@ public:
 
     // One training step: release what the last step left, load a_0, run every
     // op, wait for the device. b_0 and the gradients stay readable afterwards.
-    // With `sampleDevice`, the backend samples device-level memory after each
-    // op (slower: CUDA synchronises); the figures go to deviceWatchPeakGrowth.
-    StepRecord runStep(bool sampleDevice = false);
+    // Throws Cancelled between ops once `options.cancelled` says so (the
+    // buffers still held are released by the next step or the backend).
+    StepRecord runStep(const StepOptions &options = {});
 
 private:
     Backend &backend_;
@@ -52,13 +79,16 @@ struct Measurement {
     std::int64_t measuredPeakBytes = 0;
     std::optional<std::int64_t> allocatorPeakBytes; // CUDA: pool high-water mark
     std::optional<std::int64_t> devicePeakBytes;    // growth seen by the OS / the driver
+    MemoryTrace trace;                              // op by op, recorded in the probe step
     std::vector<double> seconds;                    // each timed step
     double medianSeconds = 0;
 };
 
-// `warmups` untimed steps, a probe step (untimed, it samples device memory),
-// then `repeats` timed steps. Gradients of the last step stay in the backend.
-Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options = {});
+// `warmups` untimed steps, a probe step (untimed, it samples device memory and
+// records the trace), then `repeats` timed steps. `cancelled` is asked before
+// every op of every step: once true, remat::Cancelled. Gradients of the last step stay in the backend.
+Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options = {},
+                    const CancelCheck &cancelled = {});
 
 double median(std::vector<double> values);
 

@@ -10,6 +10,7 @@
 #include "step_helpers.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -17,6 +18,12 @@ using namespace remat;
 using namespace remat::exec;
 
 namespace {
+
+StrategyParams periodicEvery(int k) {
+    StrategyParams p;
+    p.every = k;
+    return p;
+}
 
 using testing::allSchedules;
 using testing::Planned;
@@ -158,6 +165,80 @@ private slots:
             // The schedule ends with a_0 and b_0 resident and nothing else.
             QCOMPARE(r.memory.liveBytes, 2 * params->shape.nodeBytes());
         }
+    }
+
+    // The trace op by op is the simulator's timeline, byte for byte: during
+    // each op (workspace included) and after it (what stays resident).
+    void measuredTraceEqualsTimeline_data() { measuredPeakEqualsPredicted_data(); }
+    void measuredTraceEqualsTimeline() {
+        QFETCH(int, n);
+        QFETCH(int, width);
+        QFETCH(int, batch);
+        const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate({n, width, batch}));
+        const auto model = std::make_shared<const Model>(networkModel(params->shape));
+        CpuBackend backend(params);
+        for (const Planned &p : allSchedules(*model)) {
+            const auto schedule = std::make_shared<const Schedule>(p.schedule);
+            const Replay replay = Simulator::replay(model, schedule);
+            const Timeline &tl = replay.timeline;
+            Executor executor(backend, *model, *schedule);
+            StepOptions options;
+            options.recordTrace = true;
+            const StepRecord r = executor.runStep(options);
+            QCOMPARE(std::int64_t(r.trace.during.size()), tl.steps());
+            QCOMPARE(std::int64_t(r.trace.after.size()), tl.steps());
+            for (std::int64_t t = 0; t < tl.steps(); ++t) {
+                const auto u = static_cast<std::size_t>(t);
+                QVERIFY2(r.trace.during[u] == tl.bytesAt(t),
+                         qPrintable(QString("%1 op %2 (%3): measured %4, predicted %5")
+                                        .arg(QString::fromStdString(p.strategy))
+                                        .arg(t)
+                                        .arg(QString::fromStdString(describe(*model, tl.op(t))))
+                                        .arg(r.trace.during[u])
+                                        .arg(tl.bytesAt(t))));
+                const StepState state = tl.stateAt(t);
+                std::int64_t resident = 0;
+                for (NodeId id : state.residentNodes())
+                    resident += model->bytes(id);
+                QCOMPARE(r.trace.after[u], resident);
+            }
+            QCOMPARE(r.memory.peakBytes, replay.summary.peakBytes);
+        }
+    }
+
+    // measure() hands the probe step's trace back, and recording it leaves
+    // the timed steps' peak unchanged (they are checked against the probe).
+    void measureReturnsTrace() {
+        const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate({7, 8, 3}));
+        const Model model = networkModel(params->shape);
+        CpuBackend backend(params);
+        const Schedule s = StrategyRegistry::builtin().get("periodic").makeSchedule(model, periodicEvery(3));
+        const Measurement m = measure(backend, model, s, MeasureOptions{2});
+        QCOMPARE(m.trace.during.size(), s.ops.size());
+        QCOMPARE(*std::max_element(m.trace.during.begin(), m.trace.during.end()), m.predicted.peakBytes);
+        QCOMPARE(m.measuredPeakBytes, m.predicted.peakBytes);
+    }
+
+    // A cancel callback stops a step between ops, inside one strategy; the
+    // next step on the same backend starts clean and reaches the same peak.
+    void cancelStopsBetweenOps() {
+        const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate({10, 8, 2}));
+        const Model model = networkModel(params->shape);
+        CpuBackend backend(params);
+        const Schedule s = StrategyRegistry::builtin().get("recompute-all").makeSchedule(model, {});
+        Executor executor(backend, model, s);
+        int checks = 0;
+        StepOptions options;
+        options.cancelled = [&checks] { return ++checks > 5; };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, executor.runStep(options));
+        QCOMPARE(checks, 6);                           // asked before each op, stopped before the sixth
+        const StepRecord r = executor.runStep();
+        QCOMPARE(r.memory.peakBytes, executor.predicted().peakBytes);
+
+        int calls = 0;
+        const CancelCheck afterOneStep = [&calls, &s] { return ++calls > static_cast<int>(s.ops.size()) + 3; };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, measure(backend, model, s, MeasureOptions{3}, afterOneStep)); // inside the second step
+        QVERIFY(calls > static_cast<int>(s.ops.size()));
     }
 
     void gradientsBitwiseEqualStoreAll_data() {
