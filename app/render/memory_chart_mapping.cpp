@@ -42,4 +42,57 @@ std::vector<double> MemoryChartMapping::ticks(double top, int maxTicks) {
     return out;
 }
 
+std::vector<QRectF> placeLabels(const std::vector<QRectF> &wanted, const std::vector<QRectF> &keepClear,
+                                const QRectF &bounds, const std::vector<double> &otherSideShift) {
+    std::vector<QRectF> placed;
+    placed.reserve(wanted.size());
+    auto overlap = [&](const QRectF &box) {
+        double area = 0;
+        auto add = [&](const QRectF &other) {
+            const QRectF common = box.intersected(other);
+            if (!common.isEmpty())
+                area += common.width() * common.height() + 1; // touching a little is still a collision
+        };
+        for (const QRectF &other : placed)
+            add(other);
+        for (const QRectF &other : keepClear)
+            add(other);
+        return area;
+    };
+    auto inside = [&](const QRectF &box) {
+        return box.top() >= bounds.top() && box.bottom() <= bounds.bottom() && box.left() >= bounds.left() &&
+               box.right() <= bounds.right();
+    };
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const QRectF first = wanted[i];
+        const double step = first.height() + 1;
+        const double shift = i < otherSideShift.size() ? otherSideShift[i] : 0.0;
+        // Candidates nearest first: 0, up 1, down 1, up 2, ... on this side, then the other.
+        const int reach = std::max(1, static_cast<int>(bounds.height() / step) + 1);
+        QRectF best = first;
+        double bestOverlap = -1;
+        bool found = false;
+        for (const double dx : {0.0, shift}) {
+            for (int k = 0; k <= 2 * reach && !found; ++k) {
+                const double dy = (k % 2 ? -1.0 : 1.0) * ((k + 1) / 2) * step;
+                const QRectF box = first.translated(dx, dy);
+                if (!inside(box))
+                    continue;
+                const double o = overlap(box);
+                if (o == 0) {
+                    best = box;
+                    found = true;
+                } else if (bestOverlap < 0 || o < bestOverlap) {
+                    best = box;
+                    bestOverlap = o;
+                }
+            }
+            if (found || shift == 0.0)
+                break;
+        }
+        placed.push_back(best);
+    }
+    return placed;
+}
+
 } // namespace remat::render

@@ -32,4 +32,13 @@ struct MemoryChartMapping {
     static std::vector<double> ticks(double top, int maxTicks);
 };
 
+// Where the peak labels go. Each label wants `wanted[i]` (beside its marker);
+// it is moved, in steps of its own height, up or down, and then to the
+// marker's other side, to the nearest place that stays inside `bounds` and
+// overlaps neither a label placed before it nor any rectangle of `keepClear`
+// (the markers). When there is no such place (more labels than room) it keeps
+// the place overlapping least. Same order and count as `wanted`.
+std::vector<QRectF> placeLabels(const std::vector<QRectF> &wanted, const std::vector<QRectF> &keepClear,
+                                const QRectF &bounds, const std::vector<double> &otherSideShift = {});
+
 } // namespace remat::render

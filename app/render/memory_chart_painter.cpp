@@ -19,8 +19,21 @@ QString timeLabel(double t) {
 
 void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
     series_ = std::move(series);
+    measured_.clear();
     axis_ = axis;
     cache_.image = QImage();
+}
+
+void MemoryChartPainter::setMeasured(std::vector<Measured> measured) {
+    measured_ = std::move(measured);
+    cache_.image = QImage();
+}
+
+bool MemoryChartPainter::hasMeasured() const {
+    for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i)
+        if (measured_[i])
+            return true;
+    return false;
 }
 
 double MemoryChartPainter::maxTime() const {
@@ -34,10 +47,37 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     std::int64_t maxBytes = 0;
     for (const Series &s : series_)
         maxBytes = std::max(maxBytes, s.peakBytes);
+    // A measured curve above the prediction must still fit: a mismatch is shown, not clipped.
+    for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i)
+        if (measured_[i] && !measured_[i]->empty())
+            maxBytes = std::max(maxBytes, *std::max_element(measured_[i]->begin(), measured_[i]->end()));
     const double top = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
     const double labelWidth = metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
     return MemoryChartMapping::make(plot, maxTime(), maxBytes);
+}
+
+QString MemoryChartPainter::peakLabel(std::size_t index) const {
+    return QStringLiteral("peak ") + QString::fromStdString(formatBytes(series_[index].peakBytes));
+}
+
+std::vector<QRectF> MemoryChartPainter::peakLabelBoxes(const MemoryChartMapping &m, const QFontMetricsF &metrics,
+                                                       const QRectF &rect) const {
+    std::vector<QRectF> wanted, markers;
+    std::vector<double> flip;
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+        const QPointF p = peakPoint(m, i);
+        markers.emplace_back(p.x() - 5, p.y() - 5, 10, 10);
+        const double w = metrics.horizontalAdvance(peakLabel(i)) + 4;
+        // Right of the marker (left of it near the right edge); the other side when crowded.
+        const bool right = p.x() + 7 + w <= m.plot.right();
+        const double left = right ? p.x() + 7 : p.x() - 7 - w;
+        wanted.emplace_back(left, p.y() - metrics.height() - 2, w, metrics.height());
+        flip.push_back(right ? -(14 + w) : 14 + w);
+    }
+    // Labels stay below the legend row and inside the chart.
+    const QRectF bounds(rect.left(), m.plot.top(), rect.width(), m.plot.height());
+    return placeLabels(wanted, markers, bounds, flip);
 }
 
 QPointF MemoryChartPainter::peakPoint(const MemoryChartMapping &m, std::size_t index) const {
@@ -47,7 +87,8 @@ QPointF MemoryChartPainter::peakPoint(const MemoryChartMapping &m, std::size_t i
     return m.map((start + end) / 2, static_cast<double>(s.peakBytes));
 }
 
-QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &series) const {
+template <class BytesAt>
+QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &series, BytesAt bytesAt) const {
     const Timeline &tl = *series.timeline;
     QPolygonF points;
     // Ops narrower than a pixel are merged into one column drawn as its
@@ -67,7 +108,7 @@ QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &s
             continue; // a free takes no time by cost: no spike, the next op shows the memory after it
         const double xs = m.timeToX(ts);
         const double xe = m.timeToX(te);
-        const double y = m.bytesToY(static_cast<double>(tl.bytesAt(s)));
+        const double y = m.bytesToY(static_cast<double>(bytesAt(s)));
         if (xe - xs >= 1.0) {
             flush();
             points << QPointF(xs, y) << QPointF(xe, y);
@@ -128,46 +169,52 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     painter.setRenderHint(QPainter::Antialiasing, true);
     for (std::size_t i = 0; i < series_.size(); ++i) {
         painter.setPen(QPen(palette.series[i % 4], 2));
-        painter.drawPolyline(curve(m, series_[i]));
+        const Timeline &tl = *series_[i].timeline;
+        painter.drawPolyline(curve(m, series_[i], [&tl](std::int64_t step) { return tl.bytesAt(step); }));
+    }
+    // Measured, dashed over the prediction: where they agree the dashes lie on the line.
+    for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i) {
+        const Measured &values = measured_[i];
+        if (!values || static_cast<std::int64_t>(values->size()) != series_[i].timeline->steps())
+            continue;
+        QPen pen(palette.series[i % 4].darker(palette.isDark() ? 70 : 140), 2, Qt::CustomDashLine);
+        pen.setDashPattern({3, 3});
+        painter.setPen(pen);
+        painter.drawPolyline(
+            curve(m, series_[i], [&values](std::int64_t step) { return (*values)[static_cast<std::size_t>(step)]; }));
     }
 
-    // Legend, top right.
+    // Legend, top right; "predicted / measured" line styles first when measured curves are shown.
     double lx = m.plot.right();
-    for (std::size_t i = series_.size(); i-- > 0;) {
-        const double w = metrics.horizontalAdvance(series_[i].name);
+    auto legendEntry = [&](const QString &name, const QPen &swatch) {
+        const double w = metrics.horizontalAdvance(name);
         lx -= w;
         painter.setPen(palette.text);
-        painter.drawText(QRectF(lx, rect.top(), w + 2, metrics.height() * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
-                         series_[i].name);
+        painter.drawText(QRectF(lx, rect.top(), w + 2, metrics.height() * 1.4), Qt::AlignLeft | Qt::AlignVCenter, name);
         lx -= 20;
-        painter.fillRect(QRectF(lx + 4, rect.top() + metrics.height() * 0.7 - 1.5, 12, 3), palette.series[i % 4]);
+        const double y = rect.top() + metrics.height() * 0.7;
+        painter.setPen(swatch);
+        painter.drawLine(QPointF(lx + 2, y), QPointF(lx + 18, y));
+        lx -= 10;
+    };
+    if (hasMeasured()) {
+        QPen dashed(palette.mutedText, 2, Qt::CustomDashLine);
+        dashed.setDashPattern({3, 3});
+        legendEntry(QStringLiteral("measured"), dashed);
+        legendEntry(QStringLiteral("predicted"), QPen(palette.mutedText, 2));
         lx -= 10;
     }
+    for (std::size_t i = series_.size(); i-- > 0;)
+        legendEntry(series_[i].name, QPen(palette.series[i % 4], 3));
 
-    // Peaks: a marker on each curve and a label; labels that would collide are
-    // stacked upwards.
-    std::vector<QRectF> placed;
+    // Peaks: a marker on each curve and a label placed clear of the others.
+    const std::vector<QRectF> boxes = peakLabelBoxes(m, metrics, rect);
     for (std::size_t i = 0; i < series_.size(); ++i) {
-        const QPointF p = peakPoint(m, i);
         painter.setPen(QPen(palette.peak, 1.5));
         painter.setBrush(palette.series[i % 4]);
-        painter.drawEllipse(p, 4, 4);
-        const QString text = QStringLiteral("peak ") + QString::fromStdString(formatBytes(series_[i].peakBytes));
-        const double w = metrics.horizontalAdvance(text) + 4;
-        // Right of the marker (left of it near the right edge), stacked upwards on collisions.
-        const double left = p.x() + 7 + w <= m.plot.right() ? p.x() + 7 : p.x() - 7 - w;
-        QRectF box(left, p.y() - metrics.height() - 2, w, metrics.height());
-        for (bool moved = true; moved;) {
-            moved = false;
-            for (const QRectF &other : placed)
-                if (box.intersects(other)) {
-                    box.moveBottom(other.top() - 1);
-                    moved = true;
-                }
-        }
-        placed.push_back(box);
+        painter.drawEllipse(peakPoint(m, i), 4, 4);
         painter.setPen(palette.series[i % 4].darker(palette.isDark() ? 80 : 120));
-        painter.drawText(box, Qt::AlignCenter, text);
+        painter.drawText(boxes[i], Qt::AlignCenter, peakLabel(i));
     }
 }
 

@@ -30,8 +30,17 @@ public:
         std::int64_t peakStep = -1;
     };
 
+    // Bytes op by op as measured, one per op of the series' timeline, drawn
+    // dashed in the series' colour over the predicted curve.
+    using Measured = std::shared_ptr<const std::vector<std::int64_t>>;
+
+    // Clears the measured overlays.
     void setSeries(std::vector<Series> series, TimeAxis axis);
     const std::vector<Series> &series() const { return series_; }
+    // measured[i] belongs to series i; null (or a missing entry) draws none.
+    void setMeasured(std::vector<Measured> measured);
+    const std::vector<Measured> &measured() const { return measured_; }
+    bool hasMeasured() const;
     TimeAxis axis() const { return axis_; }
     double maxTime() const;
 
@@ -39,11 +48,17 @@ public:
     MemoryChartMapping mapping(const QRectF &rect, const QFontMetricsF &metrics) const;
     // Where series `index`'s peak is drawn (middle of its peak op, at peak bytes).
     QPointF peakPoint(const MemoryChartMapping &mapping, std::size_t index) const;
+    // The peak labels' boxes: beside each marker, apart from each other (placeLabels).
+    std::vector<QRectF> peakLabelBoxes(const MemoryChartMapping &mapping, const QFontMetricsF &metrics,
+                                       const QRectF &rect) const;
+    QString peakLabel(std::size_t index) const;
 
     void paint(QPainter &painter, const QRectF &rect, double playheadTime, const Palette &palette) const;
 
 private:
-    QPolygonF curve(const MemoryChartMapping &mapping, const Series &series) const;
+    // The step curve of `bytes` (one per op) over the series' op times.
+    template <class BytesAt>
+    QPolygonF curve(const MemoryChartMapping &mapping, const Series &series, BytesAt bytesAt) const;
     void paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &mapping,
                      const Palette &palette) const;
 
@@ -55,6 +70,7 @@ private:
         QImage image;
     };
     std::vector<Series> series_;
+    std::vector<Measured> measured_;
     TimeAxis axis_ = TimeAxis::Cost;
     mutable Cache cache_;
 };

@@ -1,6 +1,9 @@
 #include "app/studio/measure_dialog.h"
 
 #include "app/studio/main_window.h"
+#include "app/studio/measure_overlay.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/summary_table.h"
 #include "core/errors.h"
 #include "core/units.h"
 
@@ -14,24 +17,12 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
-#include <QTableWidget>
+#include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace remat::studio {
-
-namespace {
-
-QTableWidgetItem *cell(const QString &text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
-    auto *item = new QTableWidgetItem(text);
-    item->setTextAlignment(align);
-    return item;
-}
-
-QString bytesText(std::int64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
-
-} // namespace
 
 MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidget *parent)
     : QDialog(parent), configs_(std::move(configs)), layers_(layers),
@@ -72,18 +63,6 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     form->addRow(tr("Backend:"), backend_);
     form->addRow(QString(), note);
 
-    table_ = new QTableWidget(0, ColumnCount, this);
-    table_->setObjectName(QStringLiteral("results"));
-    table_->setHorizontalHeaderLabels({tr("Strategy"), tr("Predicted peak"), tr("Measured peak"),
-                                       tr("Device growth"), tr("Seconds / step"), tr("Gradients")});
-    table_->horizontalHeaderItem(DevicePeak)
-        ->setToolTip(tr("Growth seen outside the backend during a probe step: the process's resident memory "
-                        "(CPU, what top shows) or the device's used memory (CUDA, what nvidia-smi shows)"));
-    table_->horizontalHeaderItem(GradientCheck)
-        ->setToolTip(tr("Gradients compared with store-all's on the same backend: \u2713 bitwise equal"));
-    table_->verticalHeader()->hide();
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("status"));
     status_->setWordWrap(true);
@@ -99,11 +78,14 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(table_, 1);
-    layout->addWidget(status_);
+    auto *where = new QLabel(tr("Results go to the summary table (measured columns) and the memory chart "
+                                "(measured memory, dashed)."), this);
+    where->setWordWrap(true);
+    layout->addWidget(where);
+    layout->addWidget(status_, 1);
     layout->addWidget(progress_);
     layout->addWidget(buttons);
-    resize(820, 420);
+    resize(560, 360);
     if (configs_.empty()) {
         status_->setText(tr("There is no pane to measure."));
         measure_->setEnabled(false);
@@ -125,6 +107,8 @@ bool MeasureDialog::start() {
     settings.width = width_->value();
     settings.batch = batch_->value();
     settings.repeats = repeats_->value();
+    if (settingsHook_)
+        settingsHook_(settings);
     stop_->store(false);
     done_->store(0);
     progress_->setRange(0, static_cast<int>(configs_.size()));
@@ -168,48 +152,15 @@ void MeasureDialog::onFinished() {
         return;
     }
     showReport(*outcome.report);
+    emit reportReady(std::make_shared<const MeasureReport>(*outcome.report));
     emit measured(true);
 }
 
 void MeasureDialog::showReport(const MeasureReport &report) {
-    table_->setRowCount(static_cast<int>(report.panes.size()));
     QStringList problems;
-    const QColor bad(0xc0, 0x2a, 0x2a);
-    for (std::size_t i = 0; i < report.panes.size(); ++i) {
-        const MeasuredPane &p = report.panes[i];
-        const int row = static_cast<int>(i);
-        QString name = QString::fromStdString(p.strategy);
-        if (!p.description.empty())
-            name += QStringLiteral(" (%1)").arg(QString::fromStdString(p.description));
-        table_->setItem(row, Strategy, cell(name, Qt::AlignLeft | Qt::AlignVCenter));
-        if (!p.ok()) {
-            table_->setItem(row, Predicted, cell(tr("error")));
-            table_->item(row, Predicted)->setForeground(bad);
-            table_->item(row, Predicted)->setToolTip(QString::fromStdString(p.error));
-            for (int c = Measured; c < ColumnCount; ++c)
-                table_->setItem(row, c, cell(QStringLiteral("\u2014")));
-            problems << tr("%1: %2").arg(name, QString::fromStdString(p.error));
-            continue;
-        }
-        table_->setItem(row, Predicted, cell(bytesText(p.predicted.peakBytes)));
-        table_->setItem(row, Measured, cell(bytesText(p.measuredPeakBytes)));
-        table_->setItem(row, DevicePeak, cell(p.devicePeakBytes ? bytesText(*p.devicePeakBytes) : tr("n/a")));
-        table_->setItem(row, SecondsPerStep, cell(QString::number(p.secondsPerStep, 'g', 4)));
-        table_->setItem(row, GradientCheck,
-                        cell(p.gradientsBitwiseEqual ? QStringLiteral("\u2713")
-                                                     : QStringLiteral("\u2717 max |diff| %1").arg(p.maxGradientDiff, 0, 'g', 3),
-                             Qt::AlignCenter));
-        if (!p.peakMatches()) {
-            table_->item(row, Measured)->setForeground(bad);
-            table_->item(row, Measured)->setBackground(QColor(0xff, 0xe0, 0xe0));
-            problems << tr("%1: measured peak %2 differs from the predicted %3")
-                            .arg(name, bytesText(p.measuredPeakBytes), bytesText(p.predicted.peakBytes));
-        }
-        if (!p.gradientsBitwiseEqual) {
-            table_->item(row, GradientCheck)->setForeground(bad);
-            problems << tr("%1: gradients differ from store-all's").arg(name);
-        }
-    }
+    for (std::size_t i = 0; i < report.panes.size(); ++i)
+        for (const QString &p : measureProblems(report.panes[i]))
+            problems << tr("%1: %2").arg(QString::fromStdString(report.panes[i].strategy), p);
     const QString where = tr("%1, n = %2, width %3, batch %4")
                               .arg(QString::fromStdString(report.device))
                               .arg(report.shape.layers)
@@ -219,29 +170,70 @@ void MeasureDialog::showReport(const MeasureReport &report) {
                          ? tr("Measured on %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
                          : tr("ERROR on %1:\n%2").arg(where, problems.join(QStringLiteral("\n"))));
     QPalette pal = status_->palette();
-    pal.setColor(QPalette::WindowText, problems.isEmpty() ? palette().color(QPalette::WindowText) : bad);
+    pal.setColor(QPalette::WindowText, problems.isEmpty() ? palette().color(QPalette::WindowText) : QColor(0xb0, 0x1c, 0x1c));
     status_->setPalette(pal);
 }
 
 void MeasureDialog::reject() {
     if (isRunning()) {
-        stop_->store(true); // stops before the next strategy
-        status_->setText(tr("Cancelling after the current strategy\u2026"));
+        stop_->store(true); // the executor stops before its next op
+        status_->setText(tr("Cancelling\u2026"));
         return;
     }
     QDialog::reject();
 }
 
+void showMeasurement(MainWindow &window, const MeasureReport &report,
+                     const std::vector<std::shared_ptr<const PaneRun>> &runs) {
+    const QStringList problems = window.summaryTable()->setMeasurements(report, runs);
+    std::vector<MemoryChartView::MeasuredTrace> traces;
+    QStringList noOverlay;
+    for (std::size_t i = 0; i < report.panes.size() && i < runs.size(); ++i) {
+        if (!runs[i])
+            continue;
+        PaneOverlay overlay = measuredInPaneBytes(*runs[i]->timeline, report.panes[i], report.shape.nodeBytes());
+        if (overlay.bytes.empty())
+            noOverlay << QObject::tr("pane %1: %2").arg(i + 1).arg(overlay.refused);
+        else
+            traces.emplace_back(runs[i]->timeline,
+                                std::make_shared<const std::vector<std::int64_t>>(std::move(overlay.bytes)));
+    }
+    window.chart()->setMeasured(std::move(traces));
+    if (!problems.isEmpty()) {
+        window.statusBar()->showMessage(QObject::tr("Measure: ERROR, measured differs from predicted: %1")
+                                            .arg(problems.join(QStringLiteral("; "))));
+        return;
+    }
+    QString message = QObject::tr("Measured on %1: every peak as predicted, every gradient equal to store-all's")
+                          .arg(QString::fromStdString(report.device));
+    if (!noOverlay.isEmpty())
+        message += QObject::tr(" (no measured curve for %1)").arg(noOverlay.join(QStringLiteral("; ")));
+    window.statusBar()->showMessage(message, 15000);
+}
+
 void addMeasureAction(QMenu *menu, MainWindow &window) {
     QAction *action = menu->addAction(QObject::tr("&Measure on the execution core\u2026"), &window, [&window] {
         std::vector<PaneConfig> configs;
-        for (int i = 0; i < window.paneCount(); ++i)
+        std::vector<std::shared_ptr<const PaneRun>> runs;
+        for (int i = 0; i < window.paneCount(); ++i) {
             configs.push_back(window.paneConfig(i));
+            runs.push_back(window.run(i));
+        }
         auto *dialog = new MeasureDialog(std::move(configs), window.layers(), &window);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
+        QObject::connect(dialog, &MeasureDialog::reportReady, &window,
+                         [&window, runs](const std::shared_ptr<const MeasureReport> &report) {
+                             showMeasurement(window, *report, runs);
+                         });
         dialog->show();
     });
     action->setShortcut(QKeySequence(QObject::tr("Ctrl+M")));
+    QAction *overlay = menu->addAction(QObject::tr("Overlay measured &memory on the chart"));
+    overlay->setObjectName(QStringLiteral("overlayMeasured"));
+    overlay->setCheckable(true);
+    overlay->setChecked(window.chart()->showMeasured());
+    overlay->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+M")));
+    QObject::connect(overlay, &QAction::toggled, window.chart(), &MemoryChartView::setShowMeasured);
 }
 
 } // namespace remat::studio

@@ -1,9 +1,11 @@
 #pragma once
 // Measure: the panes' schedules run on the real execution core (the CPU
 // backend, or CUDA when built and a device answers; otherwise the dialog says
-// why not) in a worker thread, with width/batch/repeat settings, a progress bar and
-// Cancel. Measured peak bytes sit beside the predicted ones; a mismatch is
-// shown as an error, never hidden. Gradients are checked against store-all.
+// why not) in a worker thread, with width/batch/repeat settings, a progress
+// bar and Cancel (which stops inside a strategy, between ops). The results go
+// to the main window: measured columns in the summary table (a mismatch is a
+// red cell and a status bar message, never hidden) and the measured trace
+// dashed over the memory chart. Gradients are checked against store-all.
 #include "app/studio/measure_run.h"
 
 #include <QDialog>
@@ -11,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -18,31 +21,33 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QTableWidget;
 
 namespace remat::studio {
 
 class MainWindow;
+struct PaneRun;
 
 class MeasureDialog : public QDialog {
     Q_OBJECT
 public:
-    enum Column { Strategy, Predicted, Measured, DevicePeak, SecondsPerStep, GradientCheck, ColumnCount };
-
     // Measures `configs` on chains of `layers` layers.
     MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidget *parent = nullptr);
     ~MeasureDialog() override;
 
     bool start(); // as the Measure button
     bool isRunning() const { return watcher_.isRunning(); }
-    QTableWidget *results() const { return table_; }
     QString statusText() const;
+    // Test hook: the settings the next start() uses are passed through this
+    // first (a fake backend that miscounts, fewer repeats).
+    void setSettingsHook(std::function<void(MeasureSettings &)> hook) { settingsHook_ = std::move(hook); }
 
 public slots:
     void reject() override; // Cancel while measuring, else close
 
 signals:
+    // ok: a report came back (it may hold mismatches); false: cancelled or failed.
     void measured(bool ok);
+    void reportReady(std::shared_ptr<const remat::studio::MeasureReport> report);
 
 private:
     struct Outcome {
@@ -52,6 +57,7 @@ private:
     };
     void onFinished();
     void showReport(const MeasureReport &report);
+    std::function<void(MeasureSettings &)> settingsHook_;
 
     std::vector<PaneConfig> configs_;
     int layers_;
@@ -59,7 +65,6 @@ private:
     QSpinBox *width_;
     QSpinBox *batch_;
     QSpinBox *repeats_;
-    QTableWidget *table_;
     QLabel *status_;
     QProgressBar *progress_;
     QPushButton *measure_;
@@ -68,7 +73,14 @@ private:
     std::shared_ptr<std::atomic<int>> done_;
 };
 
-// Adds "Measure on the execution core..." to `menu`: a MeasureDialog for the window's panes.
+// Puts a report into the window: the summary table's measured columns, the
+// chart's measured overlay, and a status bar message (an error when any pane
+// disagrees). `runs` are the runs the panes showed when measuring started.
+void showMeasurement(MainWindow &window, const MeasureReport &report,
+                     const std::vector<std::shared_ptr<const PaneRun>> &runs);
+
+// Adds "Measure on the execution core..." to `menu` (a MeasureDialog for the
+// window's panes whose results go to the window) and "Overlay measured memory".
 void addMeasureAction(QMenu *menu, MainWindow &window);
 
 } // namespace remat::studio

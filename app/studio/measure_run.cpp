@@ -71,6 +71,18 @@ std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, cons
         std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)));
 }
 
+// The simulator's bytes op by op against the backend's: the first op where
+// they part (-1 when none), so a mismatch names its op, not just the peak.
+std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const exec::MemoryTrace &trace) {
+    const Replay replay = Simulator::replay(std::make_shared<const Model>(model), std::make_shared<const Schedule>(schedule));
+    const Timeline &tl = replay.timeline;
+    const auto steps = static_cast<std::int64_t>(trace.during.size());
+    for (std::int64_t t = 0; t < std::min(steps, tl.steps()); ++t)
+        if (trace.during[static_cast<std::size_t>(t)] != tl.bytesAt(t))
+            return t;
+    return steps == tl.steps() ? -1 : std::min(steps, tl.steps());
+}
+
 } // namespace
 
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
@@ -98,6 +110,7 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
             params.cancelled = cancelled;
             schedules[i] = StrategyRegistry::builtin().get(configs[i].strategy).makeSchedule(model, params);
             pane.description = schedules[i].description;
+            pane.schedule = std::make_shared<const Schedule>(schedules[i]);
             pane.predicted = Simulator::summarize(model, schedules[i]);
             worstPeak = std::max(worstPeak, pane.predicted.peakBytes);
         } catch (const Cancelled &) {
@@ -109,14 +122,19 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
     }
 
     // Refused before anything is allocated.
-    const std::unique_ptr<exec::Backend> owned = makeBackend(settings, shape, worstPeak);
+    const std::unique_ptr<exec::Backend> owned =
+        settings.backendFactory
+            ? settings.backendFactory(std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)))
+            : makeBackend(settings, shape, worstPeak);
     exec::Backend &backend = *owned;
     report.backend = backend.name();
     report.device = backend.deviceName();
     exec::Gradients expected, latest;
     {
         exec::Executor executor(backend, model, reference);
-        executor.runStep();
+        exec::StepOptions options;
+        options.cancelled = cancelled;
+        executor.runStep(options);
         backend.readGradients(expected);
     }
     const int total = static_cast<int>(configs.size());
@@ -126,13 +144,19 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
         MeasuredPane &pane = report.panes[i];
         if (pane.ok()) {
             try {
-                const exec::Measurement m = exec::measure(backend, model, schedules[i], {settings.repeats});
+                exec::MeasureOptions options;
+                options.repeats = settings.repeats;
+                exec::Measurement m = exec::measure(backend, model, schedules[i], options, cancelled);
                 pane.measuredPeakBytes = m.measuredPeakBytes;
+                pane.trace = std::move(m.trace);
+                pane.firstTraceMismatch = firstMismatch(model, *pane.schedule, pane.trace);
                 pane.devicePeakBytes = m.devicePeakBytes;
                 pane.secondsPerStep = m.medianSeconds;
                 backend.readGradients(latest);
                 pane.maxGradientDiff = latest.maxAbsDiff(expected);
                 pane.gradientsBitwiseEqual = latest.bitwiseEqual(expected);
+            } catch (const Cancelled &) {
+                throw;
             } catch (const Error &e) {
                 pane.error = e.what();
             }

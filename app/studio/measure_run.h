@@ -6,6 +6,7 @@
 // predicts for that network. Plain functions, run in a worker thread by
 // MeasureDialog and tested without a window.
 #include "app/studio/pane_run.h"
+#include "core/executor/executor.h"
 #include "core/executor/network.h"
 #include "core/simulator.h"
 
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,9 @@ struct MeasureSettings {
     int width = 256;
     int batch = 64;
     int repeats = 3; // timed steps per strategy (the median is shown)
+    // Test hook: builds the backend instead of the CPU/CUDA choice above (a
+    // fake that miscounts shows how a mismatch reaches the user).
+    std::function<std::unique_ptr<exec::Backend>(std::shared_ptr<const exec::NetworkParameters>)> backendFactory;
 };
 
 struct MeasuredPane {
@@ -36,9 +41,15 @@ struct MeasuredPane {
     double maxGradientDiff = 0;          // against store-all on the same backend
     bool gradientsBitwiseEqual = false;
     std::string error;                   // this pane could not be planned or run
+    std::shared_ptr<const Schedule> schedule; // what ran, planned on the network's model
+    exec::MemoryTrace trace;             // the backend's bytes op by op (probe step)
+    // First op whose measured bytes differ from the simulator's Timeline::bytesAt; -1: none.
+    std::int64_t firstTraceMismatch = -1;
 
     bool ok() const { return error.empty(); }
-    bool peakMatches() const { return ok() && measuredPeakBytes == predicted.peakBytes; }
+    bool peakMatches() const {
+        return ok() && measuredPeakBytes == predicted.peakBytes && firstTraceMismatch < 0;
+    }
 };
 
 struct MeasureReport {
@@ -58,7 +69,7 @@ std::optional<QString> cudaUnavailable();
 // a CUDA run without a device (DeviceUnavailable with the reason), then runs
 // store-all once for reference gradients and measures each pane.
 // `progress(done, total)` after each pane; throws remat::Cancelled between
-// panes once `cancelled()` is true. A pane whose strategy rejects the network
+// ops (inside a strategy's steps too) once `cancelled()` is true. A pane whose strategy rejects the network
 // keeps its error and the others still run.
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
                            const std::function<void(int, int)> &progress = {},

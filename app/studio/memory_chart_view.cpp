@@ -17,7 +17,32 @@ MemoryChartView::MemoryChartView(QWidget *parent) : QWidget(parent) {
 
 void MemoryChartView::setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis) {
     chart_.setSeries(std::move(series), axis);
+    attachMeasured();
     update();
+}
+
+void MemoryChartView::setMeasured(std::vector<MeasuredTrace> traces) {
+    measured_ = std::move(traces);
+    attachMeasured();
+    update();
+}
+
+void MemoryChartView::setShowMeasured(bool show) {
+    showMeasured_ = show;
+    attachMeasured();
+    update();
+}
+
+void MemoryChartView::attachMeasured() {
+    std::vector<render::MemoryChartPainter::Measured> perSeries;
+    if (showMeasured_)
+        for (const auto &s : chart_.series()) {
+            perSeries.emplace_back();
+            for (const auto &[timeline, bytes] : measured_)
+                if (timeline == s.timeline)
+                    perSeries.back() = bytes;
+        }
+    chart_.setMeasured(std::move(perSeries));
 }
 
 void MemoryChartView::setPlayhead(double time) {
@@ -37,7 +62,8 @@ render::MemoryChartMapping MemoryChartView::mapping() const {
 QString MemoryChartView::describeTime(double time) const {
     QStringList lines;
     lines << tr("<b>t = %1</b>").arg(time, 0, 'f', chart_.axis() == render::TimeAxis::Ops ? 0 : 1);
-    for (const auto &s : chart_.series()) {
+    for (std::size_t i = 0; i < chart_.series().size(); ++i) {
+        const auto &s = chart_.series()[i];
         const Timeline &tl = *s.timeline;
         if (time >= render::totalTime(tl, chart_.axis())) {
             lines << tr("%1: finished").arg(s.name);
@@ -53,6 +79,12 @@ QString MemoryChartView::describeTime(double time) const {
                      .arg(tl.bytesAt(step))
                      .arg(step + 1)
                      .arg(QString::fromStdString(describe(tl.model(), tl.op(step))));
+        if (i < chart_.measured().size() && chart_.measured()[i]) {
+            const std::int64_t m = (*chart_.measured()[i])[static_cast<std::size_t>(step)];
+            lines << tr("&nbsp;&nbsp;measured after it: %1 (%2 bytes)")
+                         .arg(QString::fromStdString(formatBytes(m)))
+                         .arg(m);
+        }
     }
     return lines.join(QStringLiteral("<br>"));
 }

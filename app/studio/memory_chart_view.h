@@ -5,6 +5,10 @@
 
 #include <QWidget>
 
+#include <memory>
+#include <utility>
+#include <vector>
+
 namespace remat::studio {
 
 class MemoryChartView : public QWidget {
@@ -13,6 +17,15 @@ public:
     explicit MemoryChartView(QWidget *parent = nullptr);
 
     void setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis);
+    // Measured bytes op by op for the timelines they were measured for; a
+    // series whose timeline is among them gets the dashed overlay (while
+    // showMeasured()). Kept across setSeries: a pane that is re-planned has a
+    // new timeline and so loses its overlay, as it should.
+    using MeasuredTrace = std::pair<std::shared_ptr<const Timeline>, render::MemoryChartPainter::Measured>;
+    void setMeasured(std::vector<MeasuredTrace> traces);
+    void setShowMeasured(bool show);
+    bool showMeasured() const { return showMeasured_; }
+    bool hasMeasured() const { return !measured_.empty(); }
     void setPlayhead(double time);
     void setPalette(const render::Palette &palette);
     const render::MemoryChartPainter &chart() const { return chart_; }
@@ -36,6 +49,10 @@ private:
     render::MemoryChartPainter chart_;
     render::Palette palette_ = render::Palette::light();
     double playhead_ = 0;
+    std::vector<MeasuredTrace> measured_;
+    bool showMeasured_ = true;
+
+    void attachMeasured();
 };
 
 } // namespace remat::studio

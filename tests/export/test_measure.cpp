@@ -1,14 +1,24 @@
 // Measure in the studio: the panes' strategies run on the CPU execution core
 // report measured peaks equal to the simulator's prediction and gradients
 // equal to store-all's; a pane that cannot run keeps its error; oversized
-// networks are refused before allocating; Cancel stops between strategies.
+// networks are refused before allocating; Cancel stops inside a strategy.
+// In the window the results fill the summary table's measured columns and the
+// chart's measured overlay; a backend that miscounts shows as an error.
+#include "app/studio/main_window.h"
 #include "app/studio/measure_dialog.h"
+#include "app/studio/measure_overlay.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/summary_table.h"
 
 #include "core/errors.h"
+#include "core/executor/cpu_backend.h"
+#include "core/strategy_registry.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QMenuBar>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QStatusBar>
 #include <QTest>
 
 using namespace remat;
@@ -25,6 +35,80 @@ PaneConfig config(const std::string &strategy, std::optional<int> every = std::n
 
 std::vector<PaneConfig> seed() { return {config("store-all"), config("recompute-all"), config("periodic", 4)}; }
 
+MeasureSettings settingsFor(const std::string &backend, int width, int batch) {
+    MeasureSettings s;
+    s.backend = backend;
+    s.width = width;
+    s.batch = batch;
+    s.repeats = 1;
+    return s;
+}
+
+// The CPU backend, but it reports `extra` bytes more than it holds: what a
+// backend that miscounts (or leaks) looks like to the studio.
+class MiscountingBackend final : public exec::Backend {
+public:
+    MiscountingBackend(std::shared_ptr<const exec::NetworkParameters> p, std::int64_t extra)
+        : inner_(std::move(p)), extra_(extra) {}
+    std::string name() const override { return "miscounting cpu"; }
+    std::string deviceName() const override { return inner_.deviceName(); }
+    const exec::NetworkShape &shape() const override { return inner_.shape(); }
+    std::int64_t parameterBytes() const override { return inner_.parameterBytes(); }
+    void allocate(NodeId n) override { inner_.allocate(n); }
+    void release(NodeId n) override { inner_.release(n); }
+    void releaseAll() override { inner_.releaseAll(); }
+    void loadInput() override { inner_.loadInput(); }
+    void forward(int i) override { inner_.forward(i); }
+    void backward(int i) override { inner_.backward(i); }
+    void synchronize() override {}
+    exec::MemoryCounters counters() const override {
+        exec::MemoryCounters c = inner_.counters();
+        c.liveBytes += extra_;
+        c.peakBytes += extra_;
+        return c;
+    }
+    void resetPeak() override { inner_.resetPeak(); }
+    void startTimer() override { inner_.startTimer(); }
+    double stopTimerSeconds() override { return inner_.stopTimerSeconds(); }
+    void deviceWatchBegin() override { inner_.deviceWatchBegin(); }
+    std::optional<std::int64_t> deviceWatchPeakGrowth() override { return inner_.deviceWatchPeakGrowth(); }
+    void readGradients(exec::Gradients &out) override { inner_.readGradients(out); }
+
+private:
+    exec::CpuBackend inner_;
+    std::int64_t extra_;
+};
+
+MainWindow::Options fresh() {
+    MainWindow::Options o;
+    o.restoreSession = false;
+    return o;
+}
+
+// The window's Measure action (Tools menu), its dialog measuring the tiny
+// network n = 8, width 16, batch 4, with `hook` applied to the settings.
+bool measureFromWindow(MainWindow &window, const std::function<void(MeasureSettings &)> &extraHook = {}) {
+    QAction *measure = nullptr;
+    for (QAction *a : window.findChildren<QAction *>())
+        if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+M")))
+            measure = a;
+    if (!measure)
+        return false;
+    measure->trigger();
+    auto *dialog = window.findChild<MeasureDialog *>();
+    if (!dialog)
+        return false;
+    dialog->setSettingsHook([extraHook](MeasureSettings &s) {
+        s.width = 16;
+        s.batch = 4;
+        s.repeats = 1;
+        if (extraHook)
+            extraHook(s);
+    });
+    QSignalSpy done(dialog, &MeasureDialog::measured);
+    return dialog->start() && done.wait(60000) && done.first().first().toBool();
+}
+
 } // namespace
 
 class TestMeasure : public QObject {
@@ -34,9 +118,11 @@ private slots:
     void measuredPeaksEqualPredicted();
     void badPaneKeepsItsError();
     void oversizedNetworkIsRefused();
-    void cancelStopsBetweenStrategies();
+    void cancelStopsInsideAStrategy();
     void cudaWithoutADeviceSaysWhy();
-    void dialogShowsMeasuredBesidePredicted();
+    void windowShowsMeasuredBesidePredicted();
+    void mismatchIsAnError();
+    void overlayOnlyForTheSameOps();
 };
 
 void TestMeasure::measuredPeaksEqualPredicted_data() {
@@ -52,7 +138,7 @@ void TestMeasure::measuredPeaksEqualPredicted() {
     QFETCH(int, width);
     QFETCH(int, batch);
     int calls = 0;
-    const MeasureReport report = measurePanes(seed(), layers, {"cpu", width, batch, 1}, [&](int, int total) {
+    const MeasureReport report = measurePanes(seed(), layers, settingsFor("cpu", width, batch), [&](int, int total) {
         ++calls;
         QCOMPARE(total, 3);
     });
@@ -76,7 +162,7 @@ void TestMeasure::measuredPeaksEqualPredicted() {
 
 void TestMeasure::badPaneKeepsItsError() {
     const MeasureReport report =
-        measurePanes({config("periodic", 99), config("store-all")}, 8, {"cpu", 16, 4, 1});
+        measurePanes({config("periodic", 99), config("store-all")}, 8, settingsFor("cpu", 16, 4));
     QVERIFY(!report.panes[0].ok());
     QVERIFY2(QString::fromStdString(report.panes[0].error).contains("99"), report.panes[0].error.c_str());
     QVERIFY(report.panes[1].ok());
@@ -85,18 +171,21 @@ void TestMeasure::badPaneKeepsItsError() {
 
 void TestMeasure::oversizedNetworkIsRefused() {
     try {
-        measurePanes(seed(), 64, {"cpu", exec::NetworkShape::kMaxWidth, 1 << 16, 1});
+        measurePanes(seed(), 64, settingsFor("cpu", exec::NetworkShape::kMaxWidth, 1 << 16));
         QFAIL("a network of terabytes was accepted");
     } catch (const LimitExceeded &e) {
         QVERIFY2(QString::fromUtf8(e.what()).contains("choose a smaller width or batch"), e.what());
     }
 }
 
-void TestMeasure::cancelStopsBetweenStrategies() {
-    int done = 0;
-    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(seed(), 16, {"cpu", 16, 4, 1}, [&](int d, int) { done = d; },
-                                                     [&] { return done >= 1; }));
-    QCOMPARE(done, 1);
+void TestMeasure::cancelStopsInsideAStrategy() {
+    // Asked once per op: stopping after a few ops of the first strategy's
+    // steps, before any strategy finished, proves the executor was stopped.
+    int done = 0, checks = 0;
+    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(seed(), 16, settingsFor("cpu", 16, 4), [&](int d, int) { done = d; },
+                                                     [&] { return ++checks > 40; }));
+    QCOMPARE(done, 0);
+    QCOMPARE(checks, 41);
 }
 
 void TestMeasure::cudaWithoutADeviceSaysWhy() {
@@ -104,7 +193,7 @@ void TestMeasure::cudaWithoutADeviceSaysWhy() {
     if (!why)
         QSKIP("a CUDA device is available here");
     QVERIFY2(why->startsWith("CUDA not available: "), qPrintable(*why));
-    MeasureSettings settings{"cuda", 16, 4, 1};
+    MeasureSettings settings = settingsFor("cuda", 16, 4);
     try {
         measurePanes(seed(), 8, settings);
         QFAIL("measured on CUDA without a device");
@@ -118,19 +207,83 @@ void TestMeasure::cudaWithoutADeviceSaysWhy() {
     QCOMPARE(note->text(), *why);
 }
 
-void TestMeasure::dialogShowsMeasuredBesidePredicted() {
-    MeasureDialog dialog(seed(), 12);
-    QSignalSpy measured(&dialog, &MeasureDialog::measured);
-    QVERIFY(dialog.start());
-    QVERIFY(measured.wait(60000));
-    QCOMPARE(measured.first().first().toBool(), true);
-    QTableWidget *t = dialog.results();
-    QCOMPARE(t->rowCount(), 3);
-    for (int r = 0; r < 3; ++r) {
-        QCOMPARE(t->item(r, MeasureDialog::Measured)->text(), t->item(r, MeasureDialog::Predicted)->text());
-        QCOMPARE(t->item(r, MeasureDialog::GradientCheck)->text(), QStringLiteral("\u2713"));
+void TestMeasure::windowShowsMeasuredBesidePredicted() {
+    MainWindow window(fresh());
+    window.setLayers(8);
+    QTRY_VERIFY(!window.isSimulating() && window.run(0) && window.run(window.paneCount() - 1));
+    SummaryTable *t = window.summaryTable();
+    QVERIFY(t->isColumnHidden(SummaryTable::MeasuredPeak)); // nothing measured yet
+    QVERIFY(measureFromWindow(window));
+    QVERIFY(!t->isColumnHidden(SummaryTable::MeasuredPeak));
+    QCOMPARE(t->rowCount(), window.paneCount());
+    for (int r = 0; r < t->rowCount(); ++r) {
+        const QString predicted = t->item(r, SummaryTable::NetworkPredicted)->text();
+        QVERIFY2(predicted != QStringLiteral("\u2013"), qPrintable(predicted));
+        QCOMPARE(t->item(r, SummaryTable::MeasuredPeak)->text(), predicted);
+        QCOMPARE(t->item(r, SummaryTable::GradientCheck)->text(), QStringLiteral("\u2713"));
+        QVERIFY(t->item(r, SummaryTable::SecondsPerStep)->text().toDouble() > 0);
+        // The chart's measured curve, in the pane's bytes, is the pane's predicted curve op for op.
+        const Timeline &tl = *window.run(r)->timeline;
+        const auto &measured = window.chart()->chart().measured();
+        QVERIFY(static_cast<std::size_t>(r) < measured.size() && measured[static_cast<std::size_t>(r)]);
+        for (std::int64_t s = 0; s < tl.steps(); ++s)
+            QCOMPARE((*measured[static_cast<std::size_t>(r)])[static_cast<std::size_t>(s)], tl.bytesAt(s));
     }
-    QVERIFY2(dialog.statusText().contains("every peak as predicted"), qPrintable(dialog.statusText()));
+    QCOMPARE(t->errorRows(), 0);
+    QVERIFY2(window.statusBar()->currentMessage().contains("every peak as predicted"),
+             qPrintable(window.statusBar()->currentMessage()));
+    // The overlay toggle hides the measured curves and brings them back.
+    window.chart()->setShowMeasured(false);
+    QVERIFY(!window.chart()->chart().hasMeasured());
+    window.chart()->setShowMeasured(true);
+    QVERIFY(window.chart()->chart().hasMeasured());
+    // A pane changed after measuring loses its measured cells and curve.
+    PaneConfig other = window.paneConfig(0);
+    other.strategy = "recompute-all";
+    window.setPaneConfig(0, other);
+    QTRY_VERIFY(!window.isSimulating());
+    QCOMPARE(t->item(0, SummaryTable::MeasuredPeak)->text(), QStringLiteral("\u2013"));
+    QVERIFY(!window.chart()->chart().measured().empty());
+    QVERIFY(!window.chart()->chart().measured()[0]);
+    QVERIFY(window.close());
+}
+
+void TestMeasure::mismatchIsAnError() {
+    MainWindow window(fresh());
+    window.setLayers(8);
+    QTRY_VERIFY(!window.isSimulating() && window.run(0));
+    QVERIFY(measureFromWindow(window, [](MeasureSettings &s) {
+        s.backendFactory = [](std::shared_ptr<const exec::NetworkParameters> p) -> std::unique_ptr<exec::Backend> {
+            return std::make_unique<MiscountingBackend>(std::move(p), 64);
+        };
+    }));
+    SummaryTable *t = window.summaryTable();
+    QCOMPARE(t->errorRows(), window.paneCount());
+    for (int r = 0; r < t->rowCount(); ++r) {
+        QTableWidgetItem *cell = t->item(r, SummaryTable::MeasuredPeak);
+        QVERIFY(cell->text() != t->item(r, SummaryTable::NetworkPredicted)->text());
+        QCOMPARE(cell->background().color(), QColor(0xff, 0xd8, 0xd8));
+        QVERIFY2(cell->toolTip().contains("differs from the predicted"), qPrintable(cell->toolTip()));
+    }
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains("ERROR") && message.contains("differs from the predicted"), qPrintable(message));
+    QVERIFY(window.close());
+}
+
+// The overlay is refused, with a reason, where the pane is not the measured schedule op for op.
+void TestMeasure::overlayOnlyForTheSameOps() {
+    const MeasureReport report = measurePanes({config("store-all")}, 6, settingsFor("cpu", 8, 2));
+    auto model = std::make_shared<const Model>(Model::chain(6));
+    auto same = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("store-all").makeSchedule(*model, {}));
+    auto otherOps = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("recompute-all").makeSchedule(*model, {}));
+    const Timeline a = Simulator::replay(model, same).timeline;
+    const Timeline b = Simulator::replay(model, otherOps).timeline;
+    const PaneOverlay good = measuredInPaneBytes(a, report.panes[0], report.shape.nodeBytes());
+    QVERIFY2(good.refused.isEmpty(), qPrintable(good.refused));
+    QCOMPARE(std::int64_t(good.bytes.size()), a.steps());
+    const PaneOverlay bad = measuredInPaneBytes(b, report.panes[0], report.shape.nodeBytes());
+    QVERIFY(bad.bytes.empty());
+    QVERIFY(!bad.refused.isEmpty());
 }
 
 QTEST_MAIN(TestMeasure)

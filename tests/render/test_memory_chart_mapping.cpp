@@ -4,6 +4,7 @@
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 
+#include <QFontMetricsF>
 #include <QtTest>
 
 using namespace remat;
@@ -111,7 +112,97 @@ private slots:
         for (std::int64_t s = 0; s < timeline->steps(); ++s)
             QVERIFY(m.bytesToY(double(timeline->bytesAt(s))) >= p.y());
     }
+
+    // Peak labels never overlap each other or another peak's marker, stay
+    // inside the chart, and a label with room stays where it wants to be.
+    void peakLabelsAvoidEachOther_data() {
+        QTest::addColumn<QList<QPointF>>("peaks");
+        QTest::newRow("alone") << QList<QPointF>{{300, 100}};
+        QTest::newRow("same point x4") << QList<QPointF>{{300, 100}, {300, 100}, {300, 100}, {300, 100}};
+        QTest::newRow("close") << QList<QPointF>{{300, 100}, {305, 103}, {298, 96}, {310, 100}};
+        QTest::newRow("near the top") << QList<QPointF>{{300, 32}, {302, 31}, {304, 33}};
+        QTest::newRow("near the right edge") << QList<QPointF>{{780, 120}, {782, 118}, {785, 121}};
+        QTest::newRow("far apart") << QList<QPointF>{{100, 150}, {400, 60}, {700, 100}};
+    }
+
+    void peakLabelsAvoidEachOther() {
+        QFETCH(QList<QPointF>, peaks);
+        const QRectF bounds(0, 30, 800, 170);
+        const double w = 80, h = 14;
+        std::vector<QRectF> wanted, markers;
+        std::vector<double> flip;
+        for (const QPointF &p : peaks) {
+            const bool right = p.x() + 7 + w <= bounds.right();
+            wanted.emplace_back(right ? p.x() + 7 : p.x() - 7 - w, p.y() - h - 2, w, h);
+            markers.emplace_back(p.x() - 5, p.y() - 5, 10, 10);
+            flip.push_back(right ? -(14 + w) : 14 + w);
+        }
+        const std::vector<QRectF> boxes = render::placeLabels(wanted, markers, bounds, flip);
+        QCOMPARE(boxes.size(), wanted.size());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            QVERIFY2(bounds.contains(boxes[i]), qPrintable(QString("label %1 leaves the chart").arg(i)));
+            QCOMPARE(boxes[i].size(), wanted[i].size());
+            for (std::size_t j = 0; j < boxes.size(); ++j) {
+                if (j != i)
+                    QVERIFY2(!boxes[i].intersects(boxes[j]), qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
+                QVERIFY2(!boxes[i].intersects(markers[j]), qPrintable(QString("label %1 covers marker %2").arg(i).arg(j)));
+            }
+            // Each stays near its own peak: within a few label heights.
+            QVERIFY(std::abs(boxes[i].center().y() - wanted[i].center().y()) <= 5 * (h + 1));
+        }
+        if (peaks.size() == 1 || QTest::currentDataTag() == QByteArray("far apart"))
+            for (std::size_t i = 0; i < boxes.size(); ++i)
+                QCOMPARE(boxes[i], wanted[i]);
+    }
+
+    // The painter's own boxes, for three strategies whose peaks are equal (the
+    // case that overlapped): apart from each other.
+    void chartPeakLabelsDoNotOverlap() {
+        auto model = std::make_shared<const Model>(Model::chain(16));
+        std::vector<render::MemoryChartPainter::Series> series;
+        for (const char *name : {"store-all", "store-all", "store-all"}) {
+            auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(name).makeSchedule(*model, {}));
+            const Replay replay = Simulator::replay(model, schedule);
+            series.push_back({std::make_shared<const Timeline>(replay.timeline), name, replay.summary.peakBytes,
+                              replay.summary.peakStep});
+        }
+        render::MemoryChartPainter chart;
+        chart.setSeries(series, TimeAxis::Cost);
+        QFont font;
+        font.setPixelSize(12);
+        const QFontMetricsF metrics(font);
+        const QRectF rect(0, 0, 800, 200);
+        const MemoryChartMapping m = chart.mapping(rect, metrics);
+        const std::vector<QRectF> boxes = chart.peakLabelBoxes(m, metrics, rect);
+        QCOMPARE(boxes.size(), std::size_t{3});
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t j = i + 1; j < 3; ++j)
+                QVERIFY(!boxes[i].intersects(boxes[j]));
+    }
+
+    // A measured curve above the prediction raises the axis: a mismatch is never clipped.
+    void measuredOverlayFitsTheAxis() {
+        auto model = std::make_shared<const Model>(Model::chain(8));
+        auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("store-all").makeSchedule(*model, {}));
+        const Replay replay = Simulator::replay(model, schedule);
+        auto timeline = std::make_shared<const Timeline>(replay.timeline);
+        render::MemoryChartPainter chart;
+        chart.setSeries({{timeline, "store-all", replay.summary.peakBytes, replay.summary.peakStep}}, TimeAxis::Ops);
+        QFont font;
+        font.setPixelSize(12);
+        const QFontMetricsF metrics(font);
+        const double predictedTop = chart.mapping(QRectF(0, 0, 800, 200), metrics).bytesTop;
+        auto measured = std::make_shared<std::vector<std::int64_t>>();
+        for (std::int64_t t = 0; t < timeline->steps(); ++t)
+            measured->push_back(timeline->bytesAt(t));
+        measured->back() = static_cast<std::int64_t>(predictedTop) * 3;
+        chart.setMeasured({measured});
+        QVERIFY(chart.hasMeasured());
+        QVERIFY(chart.mapping(QRectF(0, 0, 800, 200), metrics).bytesTop >= double(measured->back()));
+        chart.setSeries(chart.series(), TimeAxis::Ops); // new series: overlays belong to the old ones
+        QVERIFY(!chart.hasMeasured());
+    }
 };
 
-QTEST_GUILESS_MAIN(TestMemoryChartMapping)
+QTEST_MAIN(TestMemoryChartMapping) // font metrics need a QGuiApplication (offscreen in ctest)
 #include "test_memory_chart_mapping.moc"
