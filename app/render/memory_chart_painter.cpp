@@ -50,7 +50,8 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     // A measured curve above the prediction must still fit: a mismatch is shown, not clipped.
     for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i)
         if (measured_[i] && !measured_[i]->empty())
-            maxBytes = std::max(maxBytes, *std::max_element(measured_[i]->begin(), measured_[i]->end()));
+            maxBytes = std::max(maxBytes, static_cast<std::int64_t>(
+                                              std::ceil(*std::max_element(measured_[i]->begin(), measured_[i]->end()))));
     const double top = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
     const double labelWidth = metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));

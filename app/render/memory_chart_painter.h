@@ -30,9 +30,10 @@ public:
         std::int64_t peakStep = -1;
     };
 
-    // Bytes op by op as measured, one per op of the series' timeline, drawn
-    // dashed in the series' colour over the predicted curve.
-    using Measured = std::shared_ptr<const std::vector<std::int64_t>>;
+    // Bytes op by op as measured (in the series' units, so possibly
+    // fractional), one per op of the series' timeline, drawn dashed in the
+    // series' colour over the predicted curve.
+    using Measured = std::shared_ptr<const std::vector<double>>;
 
     // Clears the measured overlays.
     void setSeries(std::vector<Series> series, TimeAxis axis);

@@ -196,12 +196,15 @@ void showMeasurement(MainWindow &window, const MeasureReport &report,
             noOverlay << QObject::tr("pane %1: %2").arg(i + 1).arg(overlay.refused);
         else
             traces.emplace_back(runs[i]->timeline,
-                                std::make_shared<const std::vector<std::int64_t>>(std::move(overlay.bytes)));
+                                std::make_shared<const std::vector<double>>(std::move(overlay.bytes)));
     }
     window.chart()->setMeasured(std::move(traces));
     if (!problems.isEmpty()) {
-        window.statusBar()->showMessage(QObject::tr("Measure: ERROR, measured differs from predicted: %1")
-                                            .arg(problems.join(QStringLiteral("; "))));
+        // The first problem in full; all of them are in the red cells' tooltips.
+        window.statusBar()->showMessage(
+            problems.size() == 1
+                ? QObject::tr("Measure: ERROR, %1").arg(problems.first())
+                : QObject::tr("Measure: ERROR, %1 (and %2 more: see the red cells)").arg(problems.first()).arg(problems.size() - 1));
         return;
     }
     QString message = QObject::tr("Measured on %1: every peak as predicted, every gradient equal to store-all's")

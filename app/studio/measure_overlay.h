@@ -20,7 +20,9 @@
 namespace remat::studio {
 
 struct PaneOverlay {
-    std::vector<std::int64_t> bytes; // one per op of the pane's timeline; empty when refused
+    // One per op of the pane's timeline; empty when refused. Fractional: a
+    // miscount smaller than a node still moves the curve off the prediction.
+    std::vector<double> bytes;
     QString refused;                 // why there is no overlay
 };
 
@@ -47,9 +49,11 @@ inline PaneOverlay measuredInPaneBytes(const Timeline &pane, const MeasuredPane 
         return out;
     }
     out.bytes.reserve(measured.trace.after.size());
-    // Whole nodes convert exactly; a remainder (a miscount) keeps its share, so it shows.
+    // Whole nodes convert exactly (integers below 2^53); a remainder keeps its share, so a miscount shows.
     for (const std::int64_t b : measured.trace.after)
-        out.bytes.push_back(b / networkNodeBytes * nodeBytes + (b % networkNodeBytes) * nodeBytes / networkNodeBytes);
+        out.bytes.push_back(static_cast<double>(b / networkNodeBytes * nodeBytes) +
+                            static_cast<double>(b % networkNodeBytes) * static_cast<double>(nodeBytes) /
+                                static_cast<double>(networkNodeBytes));
     return out;
 }
 

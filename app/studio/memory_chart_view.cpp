@@ -80,10 +80,8 @@ QString MemoryChartView::describeTime(double time) const {
                      .arg(step + 1)
                      .arg(QString::fromStdString(describe(tl.model(), tl.op(step))));
         if (i < chart_.measured().size() && chart_.measured()[i]) {
-            const std::int64_t m = (*chart_.measured()[i])[static_cast<std::size_t>(step)];
-            lines << tr("&nbsp;&nbsp;measured after it: %1 (%2 bytes)")
-                         .arg(QString::fromStdString(formatBytes(m)))
-                         .arg(m);
+            const double m = (*chart_.measured()[i])[static_cast<std::size_t>(step)];
+            lines << tr("&nbsp;&nbsp;measured after it: %1 (in this pane's bytes)").arg(m, 0, 'g', 12);
         }
     }
     return lines.join(QStringLiteral("<br>"));

@@ -227,7 +227,7 @@ void TestMeasure::windowShowsMeasuredBesidePredicted() {
         const auto &measured = window.chart()->chart().measured();
         QVERIFY(static_cast<std::size_t>(r) < measured.size() && measured[static_cast<std::size_t>(r)]);
         for (std::int64_t s = 0; s < tl.steps(); ++s)
-            QCOMPARE((*measured[static_cast<std::size_t>(r)])[static_cast<std::size_t>(s)], tl.bytesAt(s));
+            QCOMPARE((*measured[static_cast<std::size_t>(r)])[static_cast<std::size_t>(s)], double(tl.bytesAt(s)));
     }
     QCOMPARE(t->errorRows(), 0);
     QVERIFY2(window.statusBar()->currentMessage().contains("every peak as predicted"),
@@ -267,6 +267,12 @@ void TestMeasure::mismatchIsAnError() {
     }
     const QString message = window.statusBar()->currentMessage();
     QVERIFY2(message.contains("ERROR") && message.contains("differs from the predicted"), qPrintable(message));
+    // The chart shows it too: the measured curve leaves the predicted one, by 64 bytes of 256 per node.
+    const Timeline &tl = *window.run(0)->timeline;
+    const auto &measured = window.chart()->chart().measured();
+    QVERIFY(!measured.empty() && measured[0]);
+    for (std::int64_t s = 0; s < tl.steps(); ++s)
+        QCOMPARE((*measured[0])[static_cast<std::size_t>(s)], double(tl.bytesAt(s)) + 0.25);
     QVERIFY(window.close());
 }
 

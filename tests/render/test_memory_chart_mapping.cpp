@@ -192,10 +192,10 @@ private slots:
         font.setPixelSize(12);
         const QFontMetricsF metrics(font);
         const double predictedTop = chart.mapping(QRectF(0, 0, 800, 200), metrics).bytesTop;
-        auto measured = std::make_shared<std::vector<std::int64_t>>();
+        auto measured = std::make_shared<std::vector<double>>();
         for (std::int64_t t = 0; t < timeline->steps(); ++t)
-            measured->push_back(timeline->bytesAt(t));
-        measured->back() = static_cast<std::int64_t>(predictedTop) * 3;
+            measured->push_back(double(timeline->bytesAt(t)));
+        measured->back() = predictedTop * 3;
         chart.setMeasured({measured});
         QVERIFY(chart.hasMeasured());
         QVERIFY(chart.mapping(QRectF(0, 0, 800, 200), metrics).bytesTop >= double(measured->back()));
