@@ -62,6 +62,42 @@ QPointF ScheduleLayout::backwardCenter(int index) const {
     return forwardCenter(index) + QPointF(0, (kBackwardRow - kForwardRow) * pitch);
 }
 
+ScheduleLayout::Edge ScheduleLayout::edge(const Model &model, NodeId from, NodeId to) const {
+    const QPointF a = center(model, from);
+    const QPointF b = center(model, to);
+    const int fromIndex = model.indexOf(from);
+    const int toIndex = model.indexOf(to);
+    Edge e;
+    e.crossesBands = band(fromIndex) != band(toIndex);
+    const bool sameRow = model.isBackward(from) == model.isBackward(to);
+    if (e.crossesBands && sameRow && std::abs(fromIndex - toIndex) <= 1) {
+        e.drawn = false; // a chain link to the next band: the band order says it
+        return e;
+    }
+    if (!sameRow || std::abs(fromIndex - toIndex) <= 1) {
+        const QPointF d = b - a;
+        const double len = std::hypot(d.x(), d.y());
+        const QPointF u = len > 0 ? d / len : QPointF(0, 0);
+        e.start = a + u * radius;
+        e.end = b - u * (radius + 1);
+        e.control1 = e.start;
+        e.control2 = e.end;
+        return e;
+    }
+    // Skip edges: away from the other row; longer spans arc higher so that
+    // nested skips (U-Net) stay apart. Across bands the same shape: forward
+    // skips still arrive from above, backward ones from below.
+    e.straight = false;
+    const double side = model.isBackward(to) ? 1 : -1;
+    const double span = std::abs(fromIndex - toIndex);
+    const double height = pitch * std::min(0.95, 0.45 + 0.1 * std::log2(span));
+    e.start = a + QPointF(0, side * radius);
+    e.end = b + QPointF(0, side * (radius + 1));
+    e.control1 = e.start + QPointF(0, side * height);
+    e.control2 = e.end + QPointF(0, side * height);
+    return e;
+}
+
 bool ScheduleLayout::showsLabel(int index) const {
     if (labelEvery <= 0)
         return false;

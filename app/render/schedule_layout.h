@@ -43,6 +43,20 @@ struct ScheduleLayout {
         return model.isBackward(id) ? backwardCenter(i) : forwardCenter(i);
     }
     bool showsLabel(int index) const;
+
+    // How a dependency arrow from `from` to `to` (a node `to` reads) runs, as
+    // a cubic curve. Neighbours and row-to-row links are straight; skip edges
+    // arc above the forward row or below the backward row, higher the longer
+    // they are, also when their ends sit in different bands of a wrapped
+    // picture (crossesBands: painted faint and dashed). A chain link from the
+    // end of one band to the start of the next is not drawn: the band order says it.
+    struct Edge {
+        QPointF start, control1, control2, end;
+        bool straight = true;
+        bool crossesBands = false;
+        bool drawn = true;
+    };
+    Edge edge(const Model &model, NodeId from, NodeId to) const;
     // The node under `point`, or -1: forward i -> i, backward i -> forwardCount + i
     // (the model's NodeId numbering).
     long long hitTest(QPointF point) const;

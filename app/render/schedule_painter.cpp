@@ -62,37 +62,37 @@ void SchedulePainter::paintArrows(QPainter &painter, const ScheduleLayout &layou
                               : QPen(colour, std::max(0.8, layout.pitch * 0.035)));
     const NodeId first = onlyReader ? *onlyReader : 0;
     const NodeId end = onlyReader ? *onlyReader + 1 : static_cast<NodeId>(model.nodeCount());
+    const QPen pen = painter.pen();
+    QPen bandPen = pen; // skips into another band of a wrapped picture: faint and dashed
+    bandPen.setStyle(Qt::DashLine);
+    QColor faint = colour;
+    faint.setAlpha(onlyReader ? 200 : 110);
+    bandPen.setColor(faint);
     for (NodeId id = first; id < end; ++id) {
-        const int to = model.indexOf(id);
         for (const NodeId from : model.reads(id)) {
-            const int fromIndex = model.indexOf(from);
-            if (layout.band(fromIndex) != layout.band(to))
-                continue; // a wrapped link: the band order says it
-            const QPointF a = layout.center(model, from);
-            const QPointF b = layout.center(model, id);
-            const bool sameRow = model.isBackward(from) == model.isBackward(id);
-            const bool adjacent = std::abs(fromIndex - to) <= 1;
-            if (!sameRow || adjacent) {
-                const QPointF d = b - a;
-                const double len = std::hypot(d.x(), d.y());
-                if (len <= 2 * r)
-                    continue;
-                const QPointF u = d / len;
-                const QPointF start = a + u * r;
-                const QPointF tip = b - u * (r + 1);
-                painter.drawLine(start, heads ? tip - u * headSize * 0.8 : tip);
-                if (heads) {
-                    painter.setBrush(colour);
-                    drawArrowHead(painter, tip, u, headSize);
-                }
+            const ScheduleLayout::Edge e = layout.edge(model, from, id);
+            if (!e.drawn)
+                continue;
+            const QPointF tip = e.end;
+            const QPointF back = e.straight ? e.end - e.start : e.end - e.control2;
+            const double len = std::hypot(back.x(), back.y());
+            if (len <= 0)
+                continue;
+            const QPointF u = back / len;
+            painter.setPen(e.crossesBands ? bandPen : pen);
+            painter.setBrush(Qt::NoBrush);
+            const QPointF lineEnd = heads ? tip - u * headSize * 0.8 : tip;
+            if (e.straight) {
+                painter.drawLine(e.start, lineEnd);
             } else {
-                // A skip connection arcs away from the other row.
-                const double bulge = (model.isBackward(id) ? 1 : -1) * layout.pitch * 0.9;
-                QPainterPath path(a + QPointF(0, bulge > 0 ? r : -r));
-                const QPointF to2 = b + QPointF(0, bulge > 0 ? r : -r);
-                path.quadTo(QPointF((a.x() + b.x()) / 2, a.y() + bulge), to2);
-                painter.setBrush(Qt::NoBrush);
+                QPainterPath path(e.start);
+                path.cubicTo(e.control1, e.control2, lineEnd);
                 painter.drawPath(path);
+            }
+            if (heads) {
+                painter.setPen(pen);
+                painter.setBrush(colour);
+                drawArrowHead(painter, tip, u, headSize);
             }
         }
     }

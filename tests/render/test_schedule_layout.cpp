@@ -2,12 +2,15 @@
 // a_0 top left, b_i under a_i, loss side bottom right), no overlaps from
 // n = 4 to 512, hit testing, and label thinning.
 #include "app/render/schedule_layout.h"
+#include "core/model_io.h"
 
 #include <QtTest>
 
 #include <cmath>
 
 using remat::render::ScheduleLayout;
+using remat::Model;
+using remat::NodeId;
 
 class TestScheduleLayout : public QObject {
     Q_OBJECT
@@ -67,12 +70,64 @@ private slots:
         QVERIFY(large.pitch < small.pitch);
     }
 
+    void skipEdgesArcAwayFromTheOtherRow_data();
+    void skipEdgesArcAwayFromTheOtherRow();
+
     void shortChainsDoNotBlowUp() {
         const ScheduleLayout l = ScheduleLayout::make(5, QRectF(0, 0, 2000, 1000));
         QCOMPARE(l.pitch, ScheduleLayout::kMaxPitch);
         QCOMPARE(l.bands, 1);
     }
 };
+
+
+void TestScheduleLayout::skipEdgesArcAwayFromTheOtherRow_data() {
+    QTest::addColumn<QSizeF>("size");
+    QTest::addRow("one band") << QSizeF(1400, 150);
+    QTest::addRow("wrapped") << QSizeF(360, 700);
+}
+
+// Every dependency of the U-Net has an arrow: neighbours straight, skip
+// connections arcing above the forward row (below the backward row), also
+// between bands of a wrapped picture.
+void TestScheduleLayout::skipEdgesArcAwayFromTheOtherRow() {
+    QFETCH(QSizeF, size);
+    const Model model = remat::loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() +
+                                             "/resources/models/unet-batch8.json").model;
+    QVERIFY(!model.isChain());
+    const ScheduleLayout l = ScheduleLayout::make(model.forwardCount(), QRectF(QPointF(0, 0), size));
+    int skips = 0, crossings = 0;
+    for (NodeId to = 0; to < NodeId(model.nodeCount()); ++to)
+        for (const NodeId from : model.reads(to)) {
+            const ScheduleLayout::Edge e = l.edge(model, from, to);
+            const int i = model.indexOf(from), j = model.indexOf(to);
+            if (l.band(i) != l.band(j)) {
+                QVERIFY(e.crossesBands);
+                // Skips are drawn across bands; a chain link to the next band is not.
+                QCOMPARE(e.drawn, std::abs(i - j) > 1);
+                QVERIFY(!e.drawn || !e.straight);
+                crossings += e.drawn ? 1 : 0;
+                continue;
+            }
+            const bool sameRow = model.isBackward(from) == model.isBackward(to);
+            if (!sameRow || std::abs(i - j) <= 1) {
+                QVERIFY(e.straight);
+                continue;
+            }
+            ++skips;
+            QVERIFY(!e.straight);
+            const double row = l.center(model, to).y();
+            const double apex = (e.start.y() + 3 * e.control1.y() + 3 * e.control2.y() + e.end.y()) / 8;
+            if (model.isBackward(to))
+                QVERIFY2(apex > row + l.radius, "backward skips arc below the backward row");
+            else
+                QVERIFY2(apex < row - l.radius, "forward skips arc above the forward row");
+        }
+    if (l.bands == 1)
+        QVERIFY2(skips == 8, "the U-Net's four long skips appear in both rows"); // 4 forward + 4 backward
+    else
+        QVERIFY(crossings > 0);
+}
 
 QTEST_GUILESS_MAIN(TestScheduleLayout)
 #include "test_schedule_layout.moc"

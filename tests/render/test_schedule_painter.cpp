@@ -3,6 +3,7 @@
 // for the nodes in the simulator's resident set, and each node's colour is the
 // one its state calls for.
 #include "app/render/schedule_painter.h"
+#include "core/model_io.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 
@@ -16,8 +17,13 @@ using remat::render::SchedulePainter;
 
 namespace {
 
-std::shared_ptr<const Timeline> replay(const std::string &strategy, int n, const StrategyParams &params = {}) {
-    auto model = std::make_shared<const Model>(Model::chain(n));
+std::shared_ptr<const Timeline> replay(const std::string &strategy, int n, const StrategyParams &params = {},
+                                       const QString &modelFile = {}) {
+    auto model = std::make_shared<const Model>(
+        modelFile.isEmpty() ? Model::chain(n)
+                            : loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/" +
+                                            modelFile.toStdString())
+                                  .model);
     auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, params));
     return std::make_shared<const Timeline>(Simulator::replay(model, schedule).timeline);
 }
@@ -31,20 +37,26 @@ private slots:
         QTest::addColumn<QString>("strategy");
         QTest::addColumn<int>("layers");
         QTest::addColumn<bool>("dark");
+        QTest::addColumn<QString>("modelFile"); // "" for a chain of `layers`
         for (const char *s : {"store-all", "recompute-all", "periodic", "checkpoints"})
             for (const int n : {5, 16, 40})
                 for (const bool dark : {false, true})
-                    QTest::addRow("%s n=%d %s", s, n, dark ? "dark" : "light") << QString(s) << n << dark;
+                    QTest::addRow("%s n=%d %s", s, n, dark ? "dark" : "light") << QString(s) << n << dark << QString();
+        // A DAG: the skip edges' arcs must not cover any node centre.
+        for (const char *s : {"store-all", "recompute-all", "checkpoints"})
+            QTest::addRow("%s unet", s) << QString(s) << 0 << false << QStringLiteral("unet-batch8.json");
     }
 
     void residentPixelsMatchTheSimulator() {
         QFETCH(QString, strategy);
         QFETCH(int, layers);
         QFETCH(bool, dark);
+        QFETCH(QString, modelFile);
         StrategyParams params;
         if (strategy == "checkpoints")
-            params.checkpoints = std::vector<int>{1, layers / 2};
-        const auto timeline = replay(strategy.toStdString(), layers, params);
+            params.checkpoints = modelFile.isEmpty() ? std::vector<int>{1, layers / 2} : std::vector<int>{3, 6};
+        const auto timeline = replay(strategy.toStdString(), layers, params, modelFile);
+        layers = timeline->model().layers();
         const SchedulePainter painter(timeline);
         const Palette palette = Palette::forDarkMode(dark);
         const QColor residentFills[] = {palette.resident, palette.recomputed, palette.current};
@@ -71,6 +83,55 @@ private slots:
                 QCOMPARE(pixel, SchedulePainter::fillColor(painter.appearance(state, id).fill, palette));
             }
         }
+    }
+
+    void skipEdgesAreDrawn_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("one band") << QSize(1400, 150);
+        QTest::addRow("wrapped") << QSize(360, 700);
+    }
+
+    // The U-Net's picture differs from the chain's of the same n along every
+    // edge the chain lacks: skip connections and their gradients are drawn,
+    // also when they run from one band of a wrapped picture to the next.
+    void skipEdgesAreDrawn() {
+        QFETCH(QSize, size);
+        const auto unet = replay("store-all", 0, {}, QStringLiteral("unet-batch8.json"));
+        const Model &model = unet->model();
+        const auto chain = replay("store-all", model.layers());
+        const Palette palette = Palette::light();
+        const render::ScheduleLayout layout = render::ScheduleLayout::make(model.forwardCount(), QRectF(QPointF(0, 0), QSizeF(size)));
+        auto picture = [&](const std::shared_ptr<const Timeline> &timeline) {
+            QImage image(size, QImage::Format_ARGB32_Premultiplied);
+            image.fill(palette.background);
+            QPainter p(&image);
+            SchedulePainter(timeline).paint(p, layout, timeline->stateAt(-1), palette);
+            return image;
+        };
+        const QImage withSkips = picture(unet), plain = picture(chain);
+        int checked = 0;
+        for (NodeId to = 0; to < NodeId(model.nodeCount()); ++to)
+            for (const NodeId from : model.reads(to)) {
+                const int i = model.indexOf(from), j = model.indexOf(to);
+                const bool sameRow = model.isBackward(from) == model.isBackward(to);
+                if ((sameRow && std::abs(i - j) <= 1) || (!sameRow && i == j))
+                    continue; // the chain has this edge too
+                const render::ScheduleLayout::Edge e = layout.edge(model, from, to);
+                bool differs = false;
+                for (const double t : {0.3, 0.5, 0.7}) {
+                    const double u = 1 - t;
+                    const QPointF at = u * u * u * e.start + 3 * u * u * t * e.control1 + 3 * u * t * t * e.control2 + t * t * t * e.end;
+                    for (int dx = -1; dx <= 1; ++dx)
+                        for (int dy = -1; dy <= 1; ++dy) {
+                            const QPoint q = at.toPoint() + QPoint(dx, dy);
+                            differs = differs || (withSkips.rect().contains(q) && withSkips.pixel(q) != plain.pixel(q));
+                        }
+                }
+                QVERIFY2(differs, qPrintable(QString("%1 -> %2 is not drawn").arg(QString::fromStdString(model.name(from)),
+                                                                                   QString::fromStdString(model.name(to)))));
+                ++checked;
+            }
+        QCOMPARE(checked, 8); // four long skips, forward and backward
     }
 
     void highDpiImagesShowTheSameNodes() {
