@@ -283,43 +283,23 @@ void MainWindow::loadScenario(const Scenario &scenario) {
     for (Slot &slot : slots_)
         slot.widget->deleteLater();
     slots_.clear();
-    layers_ = scenario.layers;
-    model_ = std::make_shared<const Model>(Model::chain(layers_));
-    layersSpin_->blockSignals(true);
-    layersSpin_->setValue(layers_);
-    layersSpin_->blockSignals(false);
+    setModel(std::make_shared<const Model>(Model::chain(scenario.layers)), QString()); // no panes yet: nothing simulated
     for (const PaneConfig &config : scenario.panes)
         addPane(config);
     player_->jumpToStart();
 }
 
 void MainWindow::setLayers(int layers) {
-    if (layers == layers_ && model_)
+    if (layers == layers_ && model_ && modelName_.isEmpty())
         return;
+    std::shared_ptr<const Model> chain;
     try {
-        model_ = std::make_shared<const Model>(Model::chain(layers));
+        chain = std::make_shared<const Model>(Model::chain(layers));
     } catch (const std::exception &e) {
         showError(errorText(e));
         return;
     }
-    layers_ = layers;
-    layersSpin_->blockSignals(true);
-    layersSpin_->setValue(layers);
-    layersSpin_->blockSignals(false);
-    std::vector<int> all;
-    for (int i = 0; i < paneCount(); ++i) {
-        Slot &slot = slots_[static_cast<std::size_t>(i)];
-        // A parameter that no longer fits the new n falls back to the strategy's default.
-        if (slot.config.params.every && *slot.config.params.every > layers)
-            slot.config.params.every.reset();
-        if (slot.config.params.checkpoints) {
-            auto &c = *slot.config.params.checkpoints;
-            c.erase(std::remove_if(c.begin(), c.end(), [&](int v) { return v >= layers; }), c.end());
-        }
-        slot.widget->setConfig(slot.config, layers);
-        all.push_back(i);
-    }
-    simulate(all);
+    setModel(std::move(chain), QString()); // app/studio/model_actions.cpp
 }
 
 void MainWindow::addPane(const PaneConfig &config) {
@@ -333,6 +313,7 @@ void MainWindow::addPane(const PaneConfig &config) {
     slot.widget = new PaneWidget(paneArea_);
     PaneWidget *w = slot.widget;
     w->setConfig(config, layers_);
+    w->setGraphModel(!model_->isChain());
     connect(w, &PaneWidget::configEdited, this, [this, w](const PaneConfig &c) { setPaneConfig(indexOfWidget(w), c); });
     connect(w, &PaneWidget::removeRequested, this, [this, w] { removePane(indexOfWidget(w)); });
     connect(w, &PaneWidget::nodeClicked, this, [this, w](NodeId node) { onNodeClicked(w, node); });

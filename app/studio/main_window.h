@@ -16,6 +16,7 @@ class QAction;
 class QActionGroup;
 class QGridLayout;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSlider;
@@ -60,6 +61,16 @@ public:
     bool isSimulating() const { return watcher_.isRunning(); }
 
     void loadScenario(const Scenario &scenario);
+    // Models (app/studio/model_actions.cpp): every pane shows the model; a
+    // file that does not load leaves the current model and says why in a dialog.
+    bool openModelFile(const QString &path);
+    void setModel(std::shared_ptr<const Model> model, const QString &name);
+    const std::shared_ptr<const Model> &model() const { return model_; }
+    const QString &modelName() const { return modelName_; } // "" for a uniform chain
+    const QString &modelFile() const { return modelFile_; } // the opened file, "" for a chain
+    static QString examplesDirectory(); // share/remat/models beside the install, or the source tree's
+    // Adds a pane with the budget planner's plan for `budget` ("2 GiB", "12 nodes").
+    bool planForBudget(const QString &budget);
     void setLayers(int layers);
     void addPane(const PaneConfig &config);
     void removePane(int index);
@@ -98,6 +109,9 @@ private:
     };
 
     void buildMenus();
+    void buildModelMenu(QMenu *file);
+    void buildHelpMenu();
+    void showMessageBox(const QString &title, const QString &text, bool error);
     QWidget *buildPlayerBar();
     void simulate(const std::vector<int> &panes);
     static std::vector<Result> runJobs(const std::vector<Job> &jobs);
@@ -116,6 +130,9 @@ private:
 
     int layers_ = 16;
     std::shared_ptr<const Model> model_;
+    QString modelName_;
+    QString modelFile_;
+    QLabel *modelLabel_ = nullptr;
     std::vector<Slot> slots_;
     int nextId_ = 1;
     Theme theme_ = Theme::System;

@@ -7,15 +7,20 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QSpinBox>
 #include <QToolBar>
 
+#include <cmath>
+
 namespace remat::studio {
 
 void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    buildModelMenu(file); // app/studio/model_actions.cpp
+    file->addSeparator();
     addExportActions(file, *this); // app/studio/export_dialog.h
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -32,6 +37,18 @@ void MainWindow::buildMenus() {
         addPane(config);
     });
     addPaneAction_->setShortcut(QKeySequence(tr("Ctrl+N")));
+    QAction *plan = panes->addAction(tr("&Plan for budget\u2026"), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, tr("Plan for budget"),
+            tr("Memory budget for the least-compute schedule of this model:\n"
+               "bytes with a unit (2 GiB, 512 MB) or a number of nodes (12 nodes)."),
+            QLineEdit::Normal, QStringLiteral("%1 nodes").arg(2 * static_cast<int>(std::ceil(std::sqrt(layers_))) + 1), &ok);
+        if (ok)
+            planForBudget(text);
+    });
+    plan->setObjectName("planForBudget");
+    plan->setShortcut(QKeySequence(tr("Ctrl+B")));
     syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
     syncByTime_->setCheckable(true);
     syncByTime_->setChecked(true);
@@ -69,6 +86,7 @@ void MainWindow::buildMenus() {
     QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
     addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
     addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
+    buildHelpMenu(); // app/studio/help_menu.cpp
 
     QToolBar *tools = addToolBar(tr("Model"));
     tools->setObjectName("modelToolBar");
@@ -79,9 +97,13 @@ void MainWindow::buildMenus() {
     layersSpin_->setRange(1, Model::kMaxLayers);
     layersSpin_->setValue(layers_);
     layersSpin_->setKeyboardTracking(false);
-    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n"));
+    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n; on a model file, a new n returns to a uniform chain"));
     connect(layersSpin_, &QSpinBox::valueChanged, this, &MainWindow::setLayers);
     tools->addWidget(layersSpin_);
+    modelLabel_ = new QLabel(tools);
+    modelLabel_->setObjectName("modelName");
+    modelLabel_->setToolTip(tr("The model file every pane shows (File > Uniform chain returns to a chain)"));
+    tools->addWidget(modelLabel_);
     tools->addSeparator();
     tools->addAction(addPaneAction_);
     tools->addAction(syncByTime_);
@@ -92,6 +114,8 @@ void MainWindow::buildMenus() {
     tools->addWidget(spacer);
     auto *hint = new QLabel(tr("Hover a node: why it is in memory \u00B7 Click a forward node: keep it as a checkpoint  "), tools);
     tools->addWidget(hint);
+    view->addSeparator();
+    view->addAction(tools->toggleViewAction()); // a hidden toolbar can come back from the menu
 }
 
 } // namespace remat::studio

@@ -3,6 +3,7 @@
 #include "core/comparison.h"
 #include "core/errors.h"
 #include "core/strategy_registry.h"
+#include "core/units.h"
 
 #include <algorithm>
 
@@ -57,6 +58,8 @@ std::string describeParams(const PaneConfig &config) {
         return std::to_string(*p.checkpointSlots) + " slots";
     if (p.budgetNodes)
         return "memory <= " + std::to_string(*p.budgetNodes) + " nodes";
+    if (p.budgetBytes)
+        return "memory <= " + formatBytes(*p.budgetBytes);
     if (p.checkpoints) {
         const auto &c = *p.checkpoints;
         if (c.empty())

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -135,7 +136,22 @@ void PaneWidget::updateParamControls() {
     slots_->setVisible(usesSlots);
     const bool budget = name == QLatin1String("budget");
     budgetLabel_->setVisible(budget);
-    budget_->setVisible(budget);
+    budget_->setVisible(budget && !budgetBytes_);
+    budgetLabel_->setText(budgetBytes_ ? tr("memory \u2264 %1").arg(QString::fromStdString(formatBytes(*budgetBytes_)))
+                                       : tr("memory \u2264"));
+}
+
+void PaneWidget::setGraphModel(bool graph) {
+    auto *items = qobject_cast<QStandardItemModel *>(strategy_->model());
+    for (int i = 0; i < strategy_->count(); ++i) {
+        const Strategy *s = StrategyRegistry::builtin().find(strategy_->itemText(i).toStdString());
+        const bool usable = !graph || (s && s->worksOnGraphs());
+        items->item(i)->setEnabled(usable);
+        if (!usable)
+            items->item(i)->setToolTip(tr("Plans chains only; this model has skip connections"));
+        else if (s)
+            items->item(i)->setToolTip(QString::fromUtf8(s->summary().data(), static_cast<int>(s->summary().size())));
+    }
 }
 
 void PaneWidget::setConfig(const PaneConfig &config, int layers) {
@@ -149,6 +165,7 @@ void PaneWidget::setConfig(const PaneConfig &config, int layers) {
     slots_->setValue(config.params.checkpointSlots.value_or(defaultEvery));
     budget_->setRange(2, std::max(2, layers + 2));
     budget_->setValue(static_cast<int>(config.params.budgetNodes.value_or(2 * defaultEvery + 1)));
+    budgetBytes_ = config.params.budgetBytes;
     QStringList list;
     if (config.params.checkpoints)
         for (const int c : *config.params.checkpoints)
@@ -166,7 +183,9 @@ void PaneWidget::emitConfig() {
         config.params.every = every_->value();
     if (config.strategy == "revolve")
         config.params.checkpointSlots = slots_->value();
-    if (config.strategy == "budget")
+    if (config.strategy == "budget" && budgetBytes_)
+        config.params.budgetBytes = budgetBytes_;
+    else if (config.strategy == "budget")
         config.params.budgetNodes = budget_->value();
     if (config.strategy == "checkpoints") {
         std::vector<int> list;

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -27,6 +29,8 @@ public:
     void setStep(std::int64_t step);
     void setPalette(const render::Palette &palette, QColor seriesColor);
     void setRemovable(bool removable);
+    // Strategies that plan only chains are greyed out while the model is a DAG.
+    void setGraphModel(bool graph);
 
     ScheduleView *view() const { return view_; }
     QString narration() const;
@@ -57,6 +61,7 @@ private:
     QLabel *narration_;
     QLabel *position_;
     bool updating_ = false;
+    std::optional<std::int64_t> budgetBytes_; // a byte budget (Plan for budget) instead of the nodes box
 };
 
 } // namespace remat::studio

@@ -42,6 +42,8 @@ bool restoreSession(MainWindow &window) {
             config.params.checkpointSlots = settings.value("slots").toInt();
         if (settings.contains("budgetNodes"))
             config.params.budgetNodes = settings.value("budgetNodes").toLongLong();
+        if (settings.contains("budgetBytes"))
+            config.params.budgetBytes = settings.value("budgetBytes").toLongLong();
         if (settings.contains("checkpoints")) {
             std::vector<int> list;
             for (const QVariant &v : settings.value("checkpoints").toList())
@@ -54,6 +56,9 @@ bool restoreSession(MainWindow &window) {
     if (session.panes.empty())
         return false;
     window.loadScenario(session);
+    // A model file that has gone since is reported by openModelFile; the chain stays.
+    if (const QString file = settings.value("model/file").toString(); !file.isEmpty())
+        window.openModelFile(file);
     return true;
 }
 
@@ -68,6 +73,7 @@ void saveSession(const MainWindow &window) {
     settings.setValue("player/syncByTime", window.syncByTime());
     settings.setValue("player/speed", window.player()->speed());
     settings.setValue("model/layers", window.layers());
+    settings.setValue("model/file", window.modelFile());
     settings.beginWriteArray("panes", window.paneCount());
     for (int i = 0; i < window.paneCount(); ++i) {
         settings.setArrayIndex(i);
@@ -85,6 +91,10 @@ void saveSession(const MainWindow &window) {
             settings.setValue("budgetNodes", static_cast<qlonglong>(*config.params.budgetNodes));
         else
             settings.remove("budgetNodes");
+        if (config.params.budgetBytes)
+            settings.setValue("budgetBytes", static_cast<qlonglong>(*config.params.budgetBytes));
+        else
+            settings.remove("budgetBytes");
         if (config.params.checkpoints) {
             QVariantList list;
             for (const int c : *config.params.checkpoints)

@@ -9,6 +9,7 @@
 #include "app/studio/summary_table.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "tests/studio/studio_test_main.h"
 
 #include <QApplication>
 #include <QStandardPaths>
@@ -30,11 +31,7 @@ void failOnWarnings(QtMsgType type, const QMessageLogContext &, const QString &m
         warnings << message;
 }
 
-MainWindow::Options fresh() {
-    MainWindow::Options o;
-    o.restoreSession = false;
-    return o;
-}
+MainWindow::Options fresh() { return remat::testing::freshWindow(); }
 
 } // namespace
 
@@ -276,16 +273,8 @@ private slots:
 };
 
 int main(int argc, char **argv) {
-    // Keep the offscreen run quiet about a missing runtime dir, and out of the user's settings.
-    QTemporaryDir runtime;
-    qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
-    QFile::setPermissions(runtime.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("remat-test");
-    QApplication::setApplicationName("remat-studio-test");
     TestMainWindow test;
-    return QTest::qExec(&test, argc, argv);
+    return remat::testing::runStudioTest(test, "remat-studio-test", argc, argv);
 }
 
 #include "test_main_window.moc"
