@@ -7,6 +7,8 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <algorithm>
+
 namespace remat::studio {
 
 MemoryChartView::MemoryChartView(QWidget *parent) : QWidget(parent) {
@@ -17,6 +19,12 @@ MemoryChartView::MemoryChartView(QWidget *parent) : QWidget(parent) {
 
 void MemoryChartView::setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis) {
     chart_.setSeries(std::move(series), axis);
+    // A timeline that left the chart never comes back (a re-planned pane gets
+    // a new one): its measured trace goes too.
+    std::erase_if(measured_, [this](const MeasuredTrace &m) {
+        return std::none_of(chart_.series().begin(), chart_.series().end(),
+                            [&m](const auto &s) { return s.timeline == m.first; });
+    });
     attachMeasured();
     update();
 }

@@ -19,8 +19,8 @@ public:
     void setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis);
     // Measured bytes op by op for the timelines they were measured for; a
     // series whose timeline is among them gets the dashed overlay (while
-    // showMeasured()). Kept across setSeries: a pane that is re-planned has a
-    // new timeline and so loses its overlay, as it should.
+    // showMeasured()). Kept across setSeries while the timeline is shown: a
+    // pane that is re-planned has a new timeline and so loses its overlay.
     using MeasuredTrace = std::pair<std::shared_ptr<const Timeline>, render::MemoryChartPainter::Measured>;
     void setMeasured(std::vector<MeasuredTrace> traces);
     void setShowMeasured(bool show);
