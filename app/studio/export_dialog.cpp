@@ -91,7 +91,7 @@ void addExportActions(QMenu *menu, MainWindow &window) {
                      options.size = viewSizeOf(window);
                      options.axis = window.player()->axis();
                      options.palette = renderPaletteOf(window);
-                     options.caption = exporting::defaultCaption(panes.front().timeline->model(), panes);
+                     options.caption = exporting::defaultCaption(panes.front().timeline->model(), panes, window.modelName());
                      TimelinePicture picture(panes, options);
                      exporting::writePngFile(path, picture, window.player()->time());
                  });
@@ -194,7 +194,8 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     titleFrame_->setSuffix(tr(" ms"));
     form->addRow(tr("Title card first:"), titleFrame_);
     caption_ = new QLineEdit(
-        panes_.empty() ? QString() : exporting::defaultCaption(panes_.front().timeline->model(), panes_), this);
+        panes_.empty() ? QString() : exporting::defaultCaption(panes_.front().timeline->model(), panes_, window.modelName()),
+        this);
     caption_->setPlaceholderText(tr("no caption"));
     form->addRow(tr("Caption:"), caption_);
 

@@ -4,6 +4,7 @@
 // adds a planned pane (and says when the budget is too small), and the Help
 // menu lists versions and every shortcut.
 #include "app/render/palette.h"
+#include "app/studio/export_dialog.h"
 #include "app/studio/help_menu.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
@@ -95,6 +96,8 @@ private slots:
                 }
             }
         }
+        // A GIF of this model is captioned with the model's name.
+        QVERIFY(studio::ExportGifDialog(window).options().picture.caption.contains("U-Net"));
         // Changing n returns to a uniform chain; every strategy is available again.
         window.setLayers(12);
         QVERIFY(window.model()->isChain());
