@@ -17,6 +17,9 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -178,6 +181,29 @@ private slots:
         QVERIFY(!window.planForBudget("lots"));
         QCOMPARE(window.paneCount(), 4);
         QVERIFY(takeMessageBox(window).contains("lots"));
+    }
+
+    // A large dynamic program reports progress in the status bar and stops at Cancel.
+    void aLargePlanShowsProgressAndStopsAtCancel() {
+        if (!StrategyRegistry::builtin().find("budget"))
+            QSKIP("the budget planner is not built in");
+        MainWindow window(fresh());
+        window.setLayers(1000); // about 10 s of planning on one core
+        QVERIFY(window.planForBudget("40 nodes"));
+        auto *bar = window.statusBar()->findChild<QProgressBar *>();
+        QVERIFY(bar && !bar->isHidden());
+        QTRY_VERIFY_WITH_TIMEOUT(bar->maximum() == 1000 && bar->value() > 0, 30000); // a fraction, not just busy
+        QVERIFY2(window.isSimulating(), "still planning when Cancel is pressed");
+        QPushButton *cancel = nullptr;
+        for (QPushButton *b : window.statusBar()->findChildren<QPushButton *>())
+            if (b->text() == "Cancel")
+                cancel = b;
+        QVERIFY(cancel && !cancel->isHidden());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isSimulating(), 5000); // the planner stopped, it did not run to the end
+        QVERIFY(!window.run(3));
+        QVERIFY(window.pane(3)->narration().contains("cancelled"));
+        QTRY_VERIFY(bar->isHidden());
     }
 
     void theSessionRemembersTheModelFile() {
