@@ -8,7 +8,6 @@
 #include "tests/common/run_process.h"
 
 namespace {
-using remat::test::remat;
 using Result = remat::test::ProcessResult;
 } // namespace
 
@@ -16,7 +15,7 @@ class TestCli : public QObject {
     Q_OBJECT
 private slots:
     void simulateJson() {
-        const Result r = remat({"simulate", "--n", "16", "--json"});
+        const Result r = remat::test::runRemat({"simulate", "--n", "16", "--json"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.isEmpty());
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
@@ -41,14 +40,14 @@ private slots:
     }
 
     void simulateTable() {
-        const Result r = remat({"simulate", "--n", "16"});
+        const Result r = remat::test::runRemat({"simulate", "--n", "16"});
         QCOMPARE(r.exitCode, 0);
         for (const char *word : {"store-all", "recompute-all", "periodic", "peak nodes", "O(sqrt n)", "O(n^2)"})
             QVERIFY2(r.out.contains(word), word);
     }
 
     void checkpointsAndNodeBytes() {
-        const Result r = remat({"simulate", "--n", "16", "--strategy", "checkpoints", "--checkpoints", "3,7,11",
+        const Result r = remat::test::runRemat({"simulate", "--n", "16", "--strategy", "checkpoints", "--checkpoints", "3,7,11",
                                 "--node-bytes", "1MiB", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject s = QJsonDocument::fromJson(r.out).object()["strategies"].toArray()[0].toObject();
@@ -58,9 +57,9 @@ private slots:
     }
 
     void timelineCsvHasOneLinePerOp() {
-        const Result json = remat({"simulate", "--n", "8", "--strategy", "recompute-all", "--json"});
+        const Result json = remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--json"});
         const int ops = QJsonDocument::fromJson(json.out).object()["strategies"].toArray()[0].toObject()["ops"].toInt();
-        const Result r = remat({"simulate", "--n", "8", "--strategy", "recompute-all", "--csv", "--timeline"});
+        const Result r = remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--csv", "--timeline"});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.first(), QByteArray("strategy,step,op,node,resident_count,resident,bytes"));
@@ -70,7 +69,7 @@ private slots:
     }
 
     void sweepIsGeometric() {
-        const Result r = remat({"sweep", "--n", "4..64", "--json"});
+        const Result r = remat::test::runRemat({"sweep", "--n", "4..64", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonArray sweep = QJsonDocument::fromJson(r.out).object()["sweep"].toArray();
         QList<int> ns;
@@ -83,17 +82,17 @@ private slots:
             QCOMPARE(s[0].toObject()["forward_evaluations"].toInt(), n);
             QCOMPARE(s[1].toObject()["forward_evaluations"].toInt(), n * (n + 1) / 2);
         }
-        const Result table = remat({"sweep", "--n", "4..4096"});
+        const Result table = remat::test::runRemat({"sweep", "--n", "4..4096"});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("growth laws"));
-        const Result csv = remat({"sweep", "--n", "4..100", "--factor", "3", "--csv"});
+        const Result csv = remat::test::runRemat({"sweep", "--n", "4..100", "--factor", "3", "--csv"});
         QCOMPARE(csv.exitCode, 0);
         QVERIFY(csv.out.startsWith("n,strategy,"));
         QVERIFY(csv.out.contains("\n100,periodic,")); // the last point is included
     }
 
     void help() {
-        const Result r = remat({"simulate", "--help"});
+        const Result r = remat::test::runRemat({"simulate", "--help"});
         QCOMPARE(r.exitCode, 0);
         for (const char *word : {"--n", "--strategy", "--every", "--checkpoints", "--json", "--csv", "--timeline",
                                  "--node-bytes", "Example"})
@@ -129,7 +128,7 @@ private slots:
     void badInput() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Result r = remat(args);
+        const Result r = remat::test::runRemat(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.out.isEmpty(), r.out.constData());
         QVERIFY2(QString(r.err).contains(message), r.err.constData());

@@ -28,7 +28,7 @@ inline ProcessResult runProcess(const QString &program, const QStringList &args,
 }
 
 // The `remat` command built with the tests (REMAT_CLI_PATH).
-inline ProcessResult remat(const QStringList &args) {
+inline ProcessResult runRemat(const QStringList &args) {
     return runProcess(QStringLiteral(REMAT_CLI_PATH), args);
 }
 

@@ -11,7 +11,6 @@
 #include "tests/common/run_process.h"
 
 namespace {
-using remat::test::remat;
 using Result = remat::test::ProcessResult;
 
 QString example(const char *name) {
@@ -23,7 +22,7 @@ class TestPlanCli : public QObject {
     Q_OBJECT
 private slots:
     void planPrintsCheckpointsAndCostAgainstStoreAll() {
-        const Result r = remat({"plan", "--model", example("vgg16-batch32.json"), "--budget", "1.2GiB"});
+        const Result r = remat::test::runRemat({"plan", "--model", example("vgg16-batch32.json"), "--budget", "1.2GiB"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.isEmpty());
         for (const char *word : {"checkpoints kept from the forward pass", "budget", "store-all", "against store-all",
@@ -43,7 +42,7 @@ private slots:
     void planJsonRespectsTheBudget() {
         QFETCH(QString, file);
         QFETCH(QString, budget);
-        const Result r = remat({"plan", "--model", example(qPrintable(file)), "--budget", budget, "--json"});
+        const Result r = remat::test::runRemat({"plan", "--model", example(qPrintable(file)), "--budget", budget, "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
         const QJsonObject plan = doc["plan"].toObject();
@@ -57,20 +56,20 @@ private slots:
     }
 
     void simulateTakesThePlannersOptions() {
-        const Result r = remat({"simulate", "--n", "40", "--strategy", "recursive", "--slots", "4", "--json"});
+        const Result r = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "recursive", "--slots", "4", "--json"});
         QCOMPARE(r.exitCode, 2); // recursive takes no --slots: refused by name
         QVERIFY2(r.err.contains("--slots applies to revolve and budget"), r.err.constData());
         QVERIFY(r.out.isEmpty());
-        const Result ok = remat({"simulate", "--n", "40", "--strategy", "revolve", "--slots", "4", "--json"});
+        const Result ok = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "revolve", "--slots", "4", "--json"});
         QCOMPARE(ok.exitCode, 0);
         const QJsonObject s = QJsonDocument::fromJson(ok.out).object()["strategies"].toArray()[0].toObject();
         // T(41, 4) = r l - beta(5, r-1) with r = 4: 4 * 41 - C(8, 5) = 108.
         QCOMPARE(s["forward_evaluations"].toInt(), 108);
-        const Result budget = remat({"simulate", "--n", "40", "--strategy", "budget", "--budget", "8", "--json"});
+        const Result budget = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "budget", "--budget", "8", "--json"});
         QCOMPARE(budget.exitCode, 0);
         const QJsonObject b = QJsonDocument::fromJson(budget.out).object()["strategies"].toArray()[0].toObject();
         QVERIFY(b["peak_nodes"].toInt() <= 8);
-        const Result graph = remat({"simulate", "--model", example("resnet18-batch32.json"), "--strategy", "auto"});
+        const Result graph = remat::test::runRemat({"simulate", "--model", example("resnet18-batch32.json"), "--strategy", "auto"});
         QCOMPARE(graph.exitCode, 0);
     }
 
@@ -92,7 +91,7 @@ private slots:
     void refusalsAreOneLineWithExitStatus2() {
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
-        const Result r = remat(args);
+        const Result r = remat::test::runRemat(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
@@ -119,7 +118,7 @@ private slots:
         f.close();
         for (const QStringList &args : {QStringList{"plan", "--model", path, "--budget", "1GiB"},
                                         QStringList{"simulate", "--model", path}}) {
-            const Result r = remat(args);
+            const Result r = remat::test::runRemat(args);
             QCOMPARE(r.exitCode, 2);
             QVERIFY(r.out.isEmpty());
             QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
