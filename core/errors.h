@@ -24,8 +24,7 @@ public:
 // op, or -1 when the schedule as a whole is wrong (for example incomplete).
 class InvalidSchedule : public Error {
 public:
-    InvalidSchedule(std::int64_t opIndex, const std::string &message)
-        : Error(message), opIndex_(opIndex) {}
+    InvalidSchedule(std::int64_t opIndex, const std::string &message) : Error(message), opIndex_(opIndex) {}
     std::int64_t opIndex() const { return opIndex_; }
 
 private:

@@ -93,8 +93,8 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
         for (std::size_t k = 0; k < s.inputs.size(); ++k) {
             const int in = s.inputs[k];
             if (in < 0 || in >= i)
-                throw InvalidArgument(who + ": input " + std::to_string(in) +
-                                      " must be an earlier node (0 to " + std::to_string(i - 1) + ")");
+                throw InvalidArgument(who + ": input " + std::to_string(in) + " must be an earlier node (0 to " +
+                                      std::to_string(i - 1) + ")");
             for (std::size_t j = 0; j < k; ++j)
                 if (s.inputs[j] == in)
                     throw InvalidArgument(who + ": input " + std::to_string(in) + " is listed twice");

@@ -15,14 +15,14 @@ using NodeId = std::uint32_t;
 // One forward node as given by whoever builds a model (a chain helper, a model
 // file). `inputs` are indices of earlier forward nodes; node 0 is the input.
 struct ForwardSpec {
-    std::string label;              // optional human name ("conv1_1"); a_i is always the id
-    std::int64_t bytes = 1;         // size of the activation a_i
-    double forwardCost = 1;         // cost of computing a_i
+    std::string label;                  // optional human name ("conv1_1"); a_i is always the id
+    std::int64_t bytes = 1;             // size of the activation a_i
+    double forwardCost = 1;             // cost of computing a_i
     std::int64_t forwardWorkspace = 0;  // transient bytes while computing a_i
-    std::int64_t gradBytes = -1;    // size of b_i; -1: same as a_i
-    double backwardCost = 2;        // cost of computing b_i
+    std::int64_t gradBytes = -1;        // size of b_i; -1: same as a_i
+    double backwardCost = 2;            // cost of computing b_i
     std::int64_t backwardWorkspace = 0; // transient bytes while computing b_i
-    std::vector<int> inputs;        // forward indices this node is computed from
+    std::vector<int> inputs;            // forward indices this node is computed from
 };
 
 // Parameters of a homogeneous chain (every layer alike).
@@ -59,7 +59,9 @@ public:
     NodeId inputGradient() const { return backwardNode(0); }
     bool isBackward(NodeId id) const { return static_cast<int>(id) >= forwardCount_; }
     // Layer index i of a_i or b_i.
-    int indexOf(NodeId id) const { return isBackward(id) ? static_cast<int>(id) - forwardCount_ : static_cast<int>(id); }
+    int indexOf(NodeId id) const {
+        return isBackward(id) ? static_cast<int>(id) - forwardCount_ : static_cast<int>(id);
+    }
     bool contains(NodeId id) const { return id < static_cast<NodeId>(nodeCount()); }
 
     std::string name(NodeId id) const; // "a_3" or "b_3"
@@ -81,8 +83,7 @@ public:
     }
     // Forward indices a_i is computed from (the DAG's in-edges).
     std::span<const int> inputs(int forwardIndex) const {
-        return {inputList_.data() + inputOffset_[forwardIndex],
-                inputList_.data() + inputOffset_[forwardIndex + 1]};
+        return {inputList_.data() + inputOffset_[forwardIndex], inputList_.data() + inputOffset_[forwardIndex + 1]};
     }
 
 private:

@@ -128,8 +128,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         std::string reason = e.what();
         if (const auto p = reason.find("syntax error"); p != std::string::npos)
             reason = reason.substr(p);
-        throw InvalidArgument(origin + ": " + lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
-                              ": not valid JSON (" + reason + ")");
+        throw InvalidArgument(origin + ": " + lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON (" +
+                              reason + ")");
     }
     const Reader r(origin);
     if (!doc.is_object())
@@ -145,8 +145,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     if (doc.contains("units")) {
         const json &units = doc["units"];
         if (!units.is_object())
-            r.fail("/units", "expected an object such as {\"bytes\": \"MiB\", \"cost\": \"GFLOP\"}, got " +
-                                 Reader::shown(units));
+            r.fail("/units",
+                   "expected an object such as {\"bytes\": \"MiB\", \"cost\": \"GFLOP\"}, got " + Reader::shown(units));
         r.onlyKeys(units, "/units", {"bytes", "cost"});
         unit = byteUnit(r, units);
         out.costUnit = r.text(units, "cost", "/units", false);
@@ -156,11 +156,11 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         r.fail("", "missing \"nodes\" (an array of at least two nodes: the input and one layer)");
     const json &nodes = doc["nodes"];
     if (!nodes.is_array() || nodes.size() < 2)
-        r.fail("/nodes", "expected an array of at least two nodes (the input and one layer), got " +
-                             Reader::shown(nodes));
+        r.fail("/nodes",
+               "expected an array of at least two nodes (the input and one layer), got " + Reader::shown(nodes));
     if (nodes.size() > static_cast<std::size_t>(Model::kMaxLayers) + 1)
-        r.fail("/nodes", "at most " + std::to_string(Model::kMaxLayers + 1) + " nodes, got " +
-                             std::to_string(nodes.size()));
+        r.fail("/nodes",
+               "at most " + std::to_string(Model::kMaxLayers + 1) + " nodes, got " + std::to_string(nodes.size()));
 
     std::vector<ForwardSpec> specs(nodes.size());
     std::map<std::string, int> index;
@@ -177,8 +177,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         if (s.label.empty())
             r.fail(p + "/name", "expected a non-empty name");
         if (!index.emplace(s.label, static_cast<int>(i)).second)
-            r.fail(p + "/name", "name \"" + s.label + "\" is already used by /nodes/" +
-                                    std::to_string(index[s.label]));
+            r.fail(p + "/name", "name \"" + s.label + "\" is already used by /nodes/" + std::to_string(index[s.label]));
         s.bytes = r.size(node, "bytes", p, unit, std::nullopt);
         if (s.bytes < 1)
             r.fail(p + "/bytes", "expected at least 1 byte, got " + Reader::shown(node["bytes"]));
@@ -220,15 +219,15 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     std::vector<std::uint8_t> feeds(specs.size(), 0);
     for (std::size_t i = 1; i < specs.size(); ++i) {
         if (specs[i].inputs.empty())
-            r.fail("/nodes/" + std::to_string(i), "no edge leads into \"" + specs[i].label +
-                                                      "\"; every node after the input needs an input");
+            r.fail("/nodes/" + std::to_string(i),
+                   "no edge leads into \"" + specs[i].label + "\"; every node after the input needs an input");
         for (int in : specs[i].inputs)
             feeds[static_cast<std::size_t>(in)] = 1;
     }
     for (std::size_t i = 0; i + 1 < specs.size(); ++i)
         if (!feeds[i])
-            r.fail("/nodes/" + std::to_string(i), "\"" + specs[i].label +
-                                                      "\" feeds no later node; only the last node may be the output");
+            r.fail("/nodes/" + std::to_string(i),
+                   "\"" + specs[i].label + "\" feeds no later node; only the last node may be the output");
     try {
         out.model = Model::fromForward(std::move(specs));
     } catch (const InvalidArgument &e) {

@@ -24,8 +24,8 @@ struct Op {
 };
 
 struct Schedule {
-    std::string strategy;          // registry name of the strategy that emitted it
-    std::string description;       // its parameters in words, e.g. "every 4th node"
+    std::string strategy;    // registry name of the strategy that emitted it
+    std::string description; // its parameters in words, e.g. "every 4th node"
     std::vector<Op> ops;
     // Forward nodes the strategy keeps from the forward pass into the backward
     // pass (drawn ringed in the studio). a_0 is implied and not listed.

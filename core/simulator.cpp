@@ -39,8 +39,7 @@ struct NoRecorder {
 };
 
 // The one replay loop. Validation and counting happen here and nowhere else.
-template <class Recorder>
-Summary run(const Model &model, const Schedule &schedule, Recorder &recorder) {
+template <class Recorder> Summary run(const Model &model, const Schedule &schedule, Recorder &recorder) {
     const auto nodes = static_cast<NodeId>(model.nodeCount());
     const NodeId input = model.inputNode();
     const NodeId result = model.inputGradient();
@@ -61,8 +60,9 @@ Summary run(const Model &model, const Schedule &schedule, Recorder &recorder) {
         const Op op = schedule.ops[static_cast<std::size_t>(t)];
         const NodeId x = op.node;
         if (x >= nodes)
-            reject(model, t, op, "no such node; this model has nodes a_0..a_" + std::to_string(model.layers()) +
-                                     " and b_0..b_" + std::to_string(model.layers()));
+            reject(model, t, op,
+                   "no such node; this model has nodes a_0..a_" + std::to_string(model.layers()) + " and b_0..b_" +
+                       std::to_string(model.layers()));
         std::int64_t bytesNow;
         if (op.kind == OpKind::Compute) {
             if (x == input)

@@ -12,14 +12,14 @@
 namespace remat {
 
 struct Summary {
-    std::int64_t peakNodes = 0;   // most nodes resident at once
-    std::int64_t peakBytes = 0;   // most bytes at once: resident nodes + the op's workspace
-    std::int64_t peakStep = -1;   // first op at which peakBytes is reached (-1: before any op)
+    std::int64_t peakNodes = 0; // most nodes resident at once
+    std::int64_t peakBytes = 0; // most bytes at once: resident nodes + the op's workspace
+    std::int64_t peakStep = -1; // first op at which peakBytes is reached (-1: before any op)
     std::int64_t forwardEvaluations = 0;
     std::int64_t recomputations = 0; // forward evaluations beyond the first of each node
     std::int64_t backwardOps = 0;
     std::int64_t ops = 0;
-    double cost = 0;              // sum of the costs of all compute ops
+    double cost = 0; // sum of the costs of all compute ops
 };
 
 struct Replay {

@@ -22,9 +22,9 @@ Schedule Strategy::makeSchedule(const Model &model, const StrategyParams &params
     const OpEstimate e = estimate(model, params);
     if (e.ops > kMaxOps)
         throw LimitExceeded(std::string(name()) + " at n = " + std::to_string(model.layers()) + " needs " +
-                            scientific(e.forwardEvaluations) + " forward evaluations (" + e.formula +
-                            ") and about " + scientific(e.ops) + " ops with the frees; the limit is " +
-                            scientific(kMaxOps) + " ops. Use a smaller n or a strategy that recomputes less.");
+                            scientific(e.forwardEvaluations) + " forward evaluations (" + e.formula + ") and about " +
+                            scientific(e.ops) + " ops with the frees; the limit is " + scientific(kMaxOps) +
+                            " ops. Use a smaller n or a strategy that recomputes less.");
     Schedule s = plan(model, params);
     s.strategy = std::string(name());
     return s;

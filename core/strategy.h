@@ -32,8 +32,8 @@ struct StrategyParams {
 struct OpEstimate {
     double forwardEvaluations = 0;
     double backwardOps = 0;
-    double ops = 0;          // upper bound on all ops, frees included
-    std::string formula;     // how forwardEvaluations follows from n, in words
+    double ops = 0;      // upper bound on all ops, frees included
+    std::string formula; // how forwardEvaluations follows from n, in words
 };
 
 class Strategy {

@@ -15,8 +15,8 @@ namespace remat {
 // The full state after some op: which nodes are resident and how many times
 // each node has been computed so far.
 struct StepState {
-    std::int64_t step = -1;                 // last op applied; -1 = before the first op
-    std::vector<std::uint8_t> resident;     // by NodeId
+    std::int64_t step = -1;                  // last op applied; -1 = before the first op
+    std::vector<std::uint8_t> resident;      // by NodeId
     std::vector<std::uint32_t> computeCount; // by NodeId
     std::vector<NodeId> residentNodes() const;
 };

@@ -15,17 +15,27 @@ struct Unit {
     double factor;
 };
 constexpr Unit kUnits[] = {
-    {"", 1},          {"B", 1},         {"KiB", 1024.0},     {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-    {"TiB", 1099511627776.0},           {"KB", 1e3},         {"MB", 1e6},        {"GB", 1e9},
-    {"TB", 1e12},     {"K", 1024.0},    {"M", 1048576.0},    {"G", 1073741824.0},
+    {"", 1},
+    {"B", 1},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"K", 1024.0},
+    {"M", 1048576.0},
+    {"G", 1073741824.0},
 };
 } // namespace
 
 std::int64_t parseBytes(std::string_view text, std::string_view what) {
     const std::string s(text);
     auto fail = [&]() -> std::int64_t {
-        throw InvalidArgument(std::string(what) + " must be a byte size such as 4096, 64KiB, 1.5MiB or 2GiB, got '" + s +
-                              "'");
+        throw InvalidArgument(std::string(what) + " must be a byte size such as 4096, 64KiB, 1.5MiB or 2GiB, got '" +
+                              s + "'");
     };
     std::size_t i = 0;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'))

@@ -144,8 +144,8 @@ public:
         launchTanh(in, t.data(), s.elements(), context_.stream);
         launchBroadcastColumns(biases_.data() + std::int64_t{i - 1} * w, out, w, b, context_.stream);
         const float one = 1.0f;
-        REMAT_CUBLAS_CHECK(cublasSgemm(context_.blas, CUBLAS_OP_N, CUBLAS_OP_N, w, b, w, &one, weight(i), w,
-                                       t.data(), w, &one, out, w));
+        REMAT_CUBLAS_CHECK(cublasSgemm(context_.blas, CUBLAS_OP_N, CUBLAS_OP_N, w, b, w, &one, weight(i), w, t.data(),
+                                       w, &one, out, w));
     }
 
     void backward(int i) override {
@@ -167,8 +167,8 @@ public:
         const float one = 1.0f, zero = 0.0f;
         float *dW = weightGrads_.data() + std::int64_t{layer - 1} * w * w;
         // dW = b_(i+1) tanh(a_i)^T
-        REMAT_CUBLAS_CHECK(cublasSgemm(context_.blas, CUBLAS_OP_N, CUBLAS_OP_T, w, w, b, &one, next, w, t.data(), w,
-                                       &zero, dW, w));
+        REMAT_CUBLAS_CHECK(
+            cublasSgemm(context_.blas, CUBLAS_OP_N, CUBLAS_OP_T, w, w, b, &one, next, w, t.data(), w, &zero, dW, w));
         launchRowSums(next, biasGrads_.data() + std::int64_t{layer - 1} * w, w, b, context_.stream);
         // b_i = (W^T b_(i+1)) .* (1 - tanh(a_i)^2)
         REMAT_CUBLAS_CHECK(cublasSgemm(context_.blas, CUBLAS_OP_T, CUBLAS_OP_N, w, b, w, &one, weight(layer), w, next,
@@ -239,7 +239,9 @@ private:
     PoolBuffer workspace(std::int64_t bytes) {
         return PoolBuffer(context_.pool, context_.stream, counter_, bytes, "a workspace buffer");
     }
-    const float *weight(int layer) const { return weights_.data() + std::int64_t{layer - 1} * shape().width * shape().width; }
+    const float *weight(int layer) const {
+        return weights_.data() + std::int64_t{layer - 1} * shape().width * shape().width;
+    }
     std::int64_t deviceUsed() const {
         std::size_t freeBytes = 0, totalBytes = 0;
         REMAT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));

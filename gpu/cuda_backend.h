@@ -14,11 +14,11 @@ namespace remat::gpu {
 
 struct DeviceInfo {
     int ordinal = 0;
-    std::string name;          // "NVIDIA H200"
-    int major = 0, minor = 0;  // compute capability
+    std::string name;         // "NVIDIA H200"
+    int major = 0, minor = 0; // compute capability
     std::int64_t freeBytes = 0;
     std::int64_t totalBytes = 0;
-    int driverVersion = 0;     // e.g. 13000
+    int driverVersion = 0; // e.g. 13000
     int runtimeVersion = 0;
 };
 

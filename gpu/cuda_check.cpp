@@ -14,16 +14,16 @@ std::string where(const char *call, const char *file, int line) {
 
 void throwCudaError(cudaError_t status, const char *call, const char *file, int line) {
     cudaGetLastError(); // clear a sticky-free error so the next call is not blamed for this one
-    const std::string message = where(call, file, line) + cudaGetErrorName(status) + " (" +
-                                cudaGetErrorString(status) + ")";
+    const std::string message =
+        where(call, file, line) + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
     if (status == cudaErrorMemoryAllocation)
         throw OutOfMemory("GPU out of memory: " + message);
     throw DeviceError(message);
 }
 
 void throwCublasError(cublasStatus_t status, const char *call, const char *file, int line) {
-    const std::string message = where(call, file, line) + cublasGetStatusName(status) + " (" +
-                                cublasGetStatusString(status) + ")";
+    const std::string message =
+        where(call, file, line) + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")";
     if (status == CUBLAS_STATUS_ALLOC_FAILED)
         throw OutOfMemory("GPU out of memory: " + message);
     throw DeviceError(message);

@@ -11,8 +11,8 @@ void throwOutOfMemory(const char *what, std::int64_t bytes) {
     cudaGetLastError(); // the failed allocation left an error behind; it is reported here
     std::size_t freeBytes = 0, totalBytes = 0;
     const bool known = cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess;
-    throw OutOfMemory("GPU out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) +
-                      " bytes) for " + what + "; " +
+    throw OutOfMemory("GPU out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) for " +
+                      what + "; " +
                       (known ? formatBytes(static_cast<std::int64_t>(freeBytes)) + " free of " +
                                    formatBytes(static_cast<std::int64_t>(totalBytes))
                              : std::string("free memory unknown")));

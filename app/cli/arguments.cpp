@@ -30,8 +30,8 @@ std::vector<int> parseIntegerList(const std::string &option, const std::string &
         const std::size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (item.empty())
-            throw InvalidArgument(option + " must be a comma-separated list of integers such as 3,7,11, got '" +
-                                  text + "'");
+            throw InvalidArgument(option + " must be a comma-separated list of integers such as 3,7,11, got '" + text +
+                                  "'");
         std::int64_t value = 0;
         const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
         if (ec != std::errc() || ptr != item.data() + item.size() || value < INT32_MIN || value > INT32_MAX)

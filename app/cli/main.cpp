@@ -15,11 +15,11 @@ using namespace remat::cli;
 namespace {
 
 void addOutputFlags(CLI::App *cmd, Format &format, bool csvAllowed = true) {
-    auto *json = cmd->add_flag_callback("--json", [&format] { format = Format::Json; },
-                                        "Print one JSON document (schema in docs/cli.md)");
+    auto *json = cmd->add_flag_callback(
+        "--json", [&format] { format = Format::Json; }, "Print one JSON document (schema in docs/cli.md)");
     if (csvAllowed) {
-        auto *csv = cmd->add_flag_callback("--csv", [&format] { format = Format::Csv; },
-                                           "Print CSV with a header line");
+        auto *csv = cmd->add_flag_callback(
+            "--csv", [&format] { format = Format::Csv; }, "Print CSV with a header line");
         json->excludes(csv);
     }
 }
@@ -45,8 +45,9 @@ int main(int argc, char **argv) {
     auto *nOption =
         simulate->add_option("--n", sim.n, "Number of layers n, 1 to 1000000 (default 16). Example: --n 64");
     simulate->add_option("--strategy", sim.strategy, strategyHelp() + "\n(default all). Example: --strategy periodic");
-    simulate->add_option("--every", sim.params.every,
-                         "periodic: checkpoint every K-th node, 1 <= K <= n (default round(sqrt n)). Example: --every 4");
+    simulate->add_option(
+        "--every", sim.params.every,
+        "periodic: checkpoint every K-th node, 1 <= K <= n (default round(sqrt n)). Example: --every 4");
     simulate->add_option_function<std::string>(
         "--checkpoints",
         [&sim](const std::string &v) {
@@ -54,19 +55,20 @@ int main(int argc, char **argv) {
             sim.params.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep, increasing, each in 1..n-1. Example: --checkpoints 3,7,11");
-    auto *modelOption = simulate->add_option(
-        "--model", sim.modelFile,
-        "A model file (docs/model-format.md) instead of a chain of --n layers. Example: --model "
-        "resources/models/vgg16-batch32.json");
+    auto *modelOption =
+        simulate->add_option("--model", sim.modelFile,
+                             "A model file (docs/model-format.md) instead of a chain of --n layers. Example: --model "
+                             "resources/models/vgg16-batch32.json");
     simulate->add_option("--slots", sim.params.slots,
                          "revolve, budget: checkpoint slots C >= 1, a_0 included (revolve's default round(sqrt n)). "
                          "Example: --slots 8");
     simulate->add_option("--budget", sim.params.budget,
                          "budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes (12). Example: "
                          "--budget 2GiB");
-    auto *nodeBytesOption = simulate->add_option("--node-bytes", sim.model.nodeBytes,
-                         "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
-                         "--node-bytes 4MiB");
+    auto *nodeBytesOption =
+        simulate->add_option("--node-bytes", sim.model.nodeBytes,
+                             "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
+                             "--node-bytes 4MiB");
     modelOption->excludes(nodeBytesOption);
     modelOption->excludes(nOption);
     addOutputFlags(simulate, sim.format);
@@ -78,10 +80,12 @@ int main(int argc, char **argv) {
     SweepOptions sweep;
     auto *sweepCmd = app.add_subcommand("sweep", "Simulate strategies for a geometric range of n (growth laws)");
     sweepCmd->add_option("--n", sweep.n, "Range FIRST..LAST, 1 to 1000000 (default 4..4096). Example: --n 4..4096");
-    sweepCmd->add_option("--factor", sweep.factor, "Ratio between successive n, 2 to 1000 (default 2). Example: --factor 4");
+    sweepCmd->add_option("--factor", sweep.factor,
+                         "Ratio between successive n, 2 to 1000 (default 2). Example: --factor 4");
     sweepCmd->add_option("--strategy", sweep.strategy,
                          "all (default), or a comma-separated list of store-all, recompute-all, periodic");
-    sweepCmd->add_option("--node-bytes", sweep.model.nodeBytes, "Bytes of every node (default 1). Example: --node-bytes 1MiB");
+    sweepCmd->add_option("--node-bytes", sweep.model.nodeBytes,
+                         "Bytes of every node (default 1). Example: --node-bytes 1MiB");
     addOutputFlags(sweepCmd, sweep.format);
     sweepCmd->footer("Example:\n  remat sweep --n 4..4096 --strategy periodic,store-all --csv");
 
@@ -93,7 +97,8 @@ int main(int argc, char **argv) {
     measureCmd->add_option("--n", measure.n, "Layers, 1 to 1000000 (default 64). Example: --n 16");
     measureCmd->add_option("--width", measure.width, "Width w of every layer, 1 to 65536 (default 1024)");
     measureCmd->add_option("--batch", measure.batch, "Batch size b, 1 to 1048576 (default 256)");
-    measureCmd->add_option("--repeat", measure.repeat, "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
+    measureCmd->add_option("--repeat", measure.repeat,
+                           "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
     measureCmd->add_option("--every", measure.params.every, "periodic: checkpoint every K-th node");
     measureCmd->add_option_function<std::string>(
         "--checkpoints",
@@ -102,7 +107,8 @@ int main(int argc, char **argv) {
             measure.params.checkpointsGiven = true;
         },
         "checkpoints: forward nodes to keep. Example: --checkpoints 8,16,24");
-    measureCmd->add_option("--slots", measure.params.slots, "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
+    measureCmd->add_option("--slots", measure.params.slots,
+                           "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
     measureCmd->add_option("--budget", measure.params.budget,
                            "budget: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
     measureCmd->add_flag("--verify", measure.verify,
@@ -115,8 +121,8 @@ int main(int argc, char **argv) {
     PlanOptions plan;
     auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file within a memory budget");
     planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)")->required();
-    planCmd->add_option("--budget", plan.budget,
-                        "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12)")
+    planCmd
+        ->add_option("--budget", plan.budget, "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12)")
         ->required();
     planCmd->add_option("--memory-steps", plan.memorySteps,
                         "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");

@@ -77,9 +77,9 @@ std::unique_ptr<Backend> makeBackend(const std::string &name, std::shared_ptr<co
 void requireFits(const char *what, std::int64_t needed, std::optional<std::int64_t> available,
                  const NetworkShape &shape) {
     if (available && needed > *available)
-        throw LimitExceeded(std::string(what) + " needs " + formatBytes(needed) + " for n = " +
-                            std::to_string(shape.layers) + ", width " + std::to_string(shape.width) + ", batch " +
-                            std::to_string(shape.batch) + " but only " + formatBytes(*available) +
+        throw LimitExceeded(std::string(what) + " needs " + formatBytes(needed) +
+                            " for n = " + std::to_string(shape.layers) + ", width " + std::to_string(shape.width) +
+                            ", batch " + std::to_string(shape.batch) + " but only " + formatBytes(*available) +
                             " is available; choose a smaller --n, --width or --batch");
 }
 
@@ -95,7 +95,9 @@ std::string ratio(double r) {
     return buf;
 }
 
-std::string optionalBytes(const std::optional<std::int64_t> &b) { return b ? std::to_string(*b) : "n/a"; }
+std::string optionalBytes(const std::optional<std::int64_t> &b) {
+    return b ? std::to_string(*b) : "n/a";
+}
 
 nlohmann::ordered_json optionalJson(const std::optional<std::int64_t> &b) {
     return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr);

@@ -67,8 +67,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         return;
     }
     out << "model " << (file.name.empty() ? options.modelFile : file.name) << " (" << options.modelFile
-        << "): " << model.layers() << " layers, "
-        << (model.isChain() ? "a chain" : "a graph with skip connections") << "\n";
+        << "): " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
+        << "\n";
     out << "plan: " << plan.schedule.description << "\n";
     out << "checkpoints kept from the forward pass (" << plan.schedule.checkpoints.size() << "):";
     if (plan.schedule.checkpoints.empty())
@@ -83,8 +83,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     const std::string unit = file.costUnit.empty() ? "" : " " + file.costUnit;
     out << "\nagainst store-all: peak " << formatBytes(plan.summary.peakBytes) << " instead of "
         << formatBytes(storeAll.summary.peakBytes) << " (" << signedPercent(-memorySaved) << "), cost "
-        << numberText(plan.summary.cost) << unit << " instead of " << numberText(storeAll.summary.cost) << unit
-        << " (" << signedPercent(plan.costOverhead) << ")\n";
+        << numberText(plan.summary.cost) << unit << " instead of " << numberText(storeAll.summary.cost) << unit << " ("
+        << signedPercent(plan.costOverhead) << ")\n";
 }
 
 } // namespace remat::cli

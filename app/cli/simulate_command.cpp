@@ -42,8 +42,10 @@ void parseBudget(const std::string &text, StrategyParams &params) {
 }
 
 void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n) {
-    std::vector<std::string> header{"strategy", "peak nodes", "peak bytes", "forward evals", "recomputations",
-                                    "backward ops", "ops", "cost", "overhead vs store-all", "memory", "compute"};
+    std::vector<std::string> header{"strategy",      "peak nodes",     "peak bytes",
+                                    "forward evals", "recomputations", "backward ops",
+                                    "ops",           "cost",           "overhead vs store-all",
+                                    "memory",        "compute"};
     if (withN)
         header.insert(header.begin(), "n");
     TextTable table(header);
@@ -84,8 +86,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
     if (options.timeline) {
         writeTimelineCsvHeader(out);
         for (auto &row : rows) {
-            const auto replay =
-                Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+            const auto replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
             writeTimelineCsv(out, std::string(row.strategy->name()), replay.timeline);
         }
         return;

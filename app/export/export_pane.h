@@ -13,10 +13,10 @@
 namespace remat::exporting {
 
 struct ExportPane {
-    QString title;                           // "periodic (k = 4)"
+    QString title; // "periodic (k = 4)"
     const Strategy *strategy = nullptr;
     Summary summary;
-    double costOverhead = 0;                 // against store-all
+    double costOverhead = 0; // against store-all
     std::shared_ptr<const Timeline> timeline;
 
     // The pane as a comparison row (without the ops, which live in the

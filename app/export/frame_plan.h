@@ -11,8 +11,8 @@ namespace remat::exporting {
 struct FrameSampling {
     enum class Mode { EveryOp, EveryKth, MaxFrames };
     Mode mode = Mode::MaxFrames;
-    int every = 1;        // EveryKth: keep every k-th moment
-    int maxFrames = 300;  // MaxFrames: at most this many, evenly spread
+    int every = 1;       // EveryKth: keep every k-th moment
+    int maxFrames = 300; // MaxFrames: at most this many, evenly spread
 };
 
 // The moments at which some pane finishes an op: 0 (before any op), then each

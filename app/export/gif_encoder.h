@@ -62,11 +62,11 @@ private:
     int width_;
     int height_;
     st_gif *gif_ = nullptr;
-    std::vector<std::uint8_t> pending_;  // indices of the frame not yet given to cgif
+    std::vector<std::uint8_t> pending_; // indices of the frame not yet given to cgif
     int pendingDelayCs_ = 0;
     bool hasPending_ = false;
     std::vector<std::uint8_t> scratch_;
-    QImage previous_;                    // the RGB picture of the pending frame
+    QImage previous_; // the RGB picture of the pending frame
     bool writeFailed_ = false;
     bool done_ = false;
     int added_ = 0;

@@ -7,7 +7,9 @@ namespace remat::exporting {
 
 namespace {
 
-QRgb opaque(const QColor &color) { return color.rgb() | 0xff000000u; }
+QRgb opaque(const QColor &color) {
+    return color.rgb() | 0xff000000u;
+}
 
 QRgb blend(QRgb a, QRgb b, int num, int den) {
     auto mix = [&](int x, int y) { return (x * (den - num) + y * num + den / 2) / den; };
@@ -24,9 +26,9 @@ std::size_t slotOf(QRgb rgb) {
 GifPalette GifPalette::fromPalette(const render::Palette &p) {
     GifPalette out;
     const std::initializer_list<QColor> own = {
-        p.background, p.text, p.mutedText, p.grid, p.arrow, p.notComputed, p.nodeOutline, p.resident,
-        p.recomputed, p.current, p.freed, p.checkpointRing, p.badge, p.badgeText, p.hover, p.peak, p.playhead,
-        p.series[0], p.series[1], p.series[2], p.series[3]};
+        p.background, p.text,       p.mutedText, p.grid,      p.arrow,          p.notComputed, p.nodeOutline,
+        p.resident,   p.recomputed, p.current,   p.freed,     p.checkpointRing, p.badge,       p.badgeText,
+        p.hover,      p.peak,       p.playhead,  p.series[0], p.series[1],      p.series[2],   p.series[3]};
     std::vector<QRgb> base;
     for (const QColor &c : own)
         if (std::find(base.begin(), base.end(), opaque(c)) == base.end()) {

@@ -20,26 +20,29 @@ namespace remat::exporting {
 
 namespace {
 
-const char *const kUsage =
-    "usage: remat-studio --export-gif FILE [--export-png FILE] [--export-csv FILE]\n"
-    "                    [--export-summary-csv FILE] [--export-json FILE]\n"
-    "  model:     --n N (16) [--node-bytes B] | --model FILE\n"
-    "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
-    "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
-    "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
-    "             [--caption TEXT | --no-caption]\n"
-    "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
-    "             --title-frame MS (0 = none)\n"
-    "             --max-frames M (300) | --frame-every K | --all-frames\n"
-    "  snapshot:  --at T (time on the axis for --export-png; default the end)\n";
+const char *const kUsage = "usage: remat-studio --export-gif FILE [--export-png FILE] [--export-csv FILE]\n"
+                           "                    [--export-summary-csv FILE] [--export-json FILE]\n"
+                           "  model:     --n N (16) [--node-bytes B] | --model FILE\n"
+                           "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
+                           "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
+                           "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
+                           "             [--caption TEXT | --no-caption]\n"
+                           "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
+                           "             --title-frame MS (0 = none)\n"
+                           "             --max-frames M (300) | --frame-every K | --all-frames\n"
+                           "  snapshot:  --at T (time on the axis for --export-png; default the end)\n";
 
-bool isExportOption(const QString &arg) { return arg.startsWith(QStringLiteral("--export-")); }
+bool isExportOption(const QString &arg) {
+    return arg.startsWith(QStringLiteral("--export-"));
+}
 
 // The options that take a value, and the flags.
-const QStringList kValued = {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv",
-                             "--export-json", "--n", "--node-bytes", "--model", "--strategies", "--every",
-                             "--checkpoints", "--sync", "--width", "--height", "--theme", "--caption", "--fps",
-                             "--loops", "--hold", "--title-frame", "--max-frames", "--frame-every", "--at"};
+const QStringList kValued = {"--export-gif",  "--export-png",  "--export-csv",  "--export-summary-csv",
+                             "--export-json", "--n",           "--node-bytes",  "--model",
+                             "--strategies",  "--every",       "--checkpoints", "--sync",
+                             "--width",       "--height",      "--theme",       "--caption",
+                             "--fps",         "--loops",       "--hold",        "--title-frame",
+                             "--max-frames",  "--frame-every", "--at"};
 const QStringList kFlags = {"--pane-only", "--no-caption", "--all-frames", "--help-export"};
 
 struct Parsed {
@@ -129,7 +132,8 @@ LoadedModel buildModel(const Parsed &p) {
     if (p.has("--model")) {
         for (const char *chainOnly : {"--n", "--node-bytes"})
             if (p.has(chainOnly))
-                throw InvalidArgument(std::string(chainOnly) + " describes a chain; it cannot be combined with --model");
+                throw InvalidArgument(std::string(chainOnly) +
+                                      " describes a chain; it cannot be combined with --model");
         ModelFile file = loadModelFile(p.value("--model").toStdString());
         const QString name = QString::fromStdString(file.name.empty() ? p.value("--model").toStdString() : file.name);
         return {std::make_shared<const Model>(std::move(file.model)), name};
@@ -139,8 +143,8 @@ LoadedModel buildModel(const Parsed &p) {
     if (p.has("--node-bytes")) {
         spec.nodeBytes = parseBytes(p.value("--node-bytes").toStdString(), "--node-bytes");
         if (spec.nodeBytes < 1)
-            throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + p.value("--node-bytes").toStdString() +
-                                  "'");
+            throw InvalidArgument("--node-bytes must be at least 1 byte, got '" +
+                                  p.value("--node-bytes").toStdString() + "'");
     }
     return {std::make_shared<const Model>(Model::chain(n, spec)), QString()};
 }
@@ -197,9 +201,10 @@ int runHeadlessExport(const QStringList &args) {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        Plan plan{p.value("--export-gif"), p.value("--export-png"), p.value("--export-csv"),
+        Plan plan{p.value("--export-gif"),         p.value("--export-png"),  p.value("--export-csv"),
                   p.value("--export-summary-csv"), p.value("--export-json"), std::nullopt};
-        for (const char *name : {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv", "--export-json"})
+        for (const char *name :
+             {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv", "--export-json"})
             if (p.has(name) && p.value(name).isEmpty())
                 throw InvalidArgument(std::string(name) + " needs a file name");
         if (plan.gif.isEmpty() && plan.png.isEmpty() && plan.csv.isEmpty() && plan.summaryCsv.isEmpty() &&
@@ -273,7 +278,8 @@ int runHeadlessExport(const QStringList &args) {
 
         std::vector<ExportPane> panes = simulatePanes(model, names, params);
         if (!p.flag("--no-caption"))
-            options.picture.caption = p.has("--caption") ? p.value("--caption") : defaultCaption(*model, panes, loaded.name);
+            options.picture.caption =
+                p.has("--caption") ? p.value("--caption") : defaultCaption(*model, panes, loaded.name);
         // Planning the job checks the remaining options before anything is written.
         TimelineGifExport job(panes, options);
         if (plan.at && *plan.at > job.picture().endTime())

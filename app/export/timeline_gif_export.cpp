@@ -30,8 +30,7 @@ TimelineGifExport::TimelineGifExport(std::vector<ExportPane> panes, GifExportOpt
     std::vector<const Timeline *> timelines;
     for (int i = 0; i < picture_.shownPanes(); ++i)
         timelines.push_back(picture_.panes()[static_cast<std::size_t>(i)].timeline.get());
-    const std::vector<double> times =
-        sampleEvents(timelineEvents(timelines, options_.picture.axis), options_.sampling);
+    const std::vector<double> times = sampleEvents(timelineEvents(timelines, options_.picture.axis), options_.sampling);
     const std::vector<int> delays = frameDelaysMs(static_cast<int>(times.size()), options_.fps, options_.finalHoldMs);
     if (options_.titleFrameMs > 0)
         frames_.push_back({true, 0.0, options_.titleFrameMs});

@@ -19,23 +19,23 @@ struct GifExportOptions {
     TimelinePicture::Options picture;
     FrameSampling sampling;
     double fps = 8;
-    int loops = 0;            // 0 = forever, N = play N times
-    int finalHoldMs = 2000;   // the finished picture stays this long before the loop restarts
-    int titleFrameMs = 0;     // > 0: a title card (caption, panes, legend) first, shown this long
+    int loops = 0;          // 0 = forever, N = play N times
+    int finalHoldMs = 2000; // the finished picture stays this long before the loop restarts
+    int titleFrameMs = 0;   // > 0: a title card (caption, panes, legend) first, shown this long
 };
 
 struct GifExportResult {
     int framesPainted = 0;
-    int framesWritten = 0;    // identical consecutive frames are stored once
+    int framesWritten = 0; // identical consecutive frames are stored once
     std::int64_t bytes = 0;
 };
 
 class TimelineGifExport {
 public:
     struct Frame {
-        bool title = false;   // the title card
-        double time = 0;      // moment on the time axis (not for the title card)
-        int delayMs = 0;      // as asked; the GIF stores it in 1/100 s, at least 20 ms
+        bool title = false; // the title card
+        double time = 0;    // moment on the time axis (not for the title card)
+        int delayMs = 0;    // as asked; the GIF stores it in 1/100 s, at least 20 ms
     };
 
     // Plans the frames. Throws InvalidArgument naming a bad option.

@@ -26,8 +26,8 @@ public:
         QSize size{960, 540};
         render::TimeAxis axis = render::TimeAxis::Cost;
         render::Palette palette = render::Palette::light();
-        bool paneOnly = false;   // the first pane alone, without the memory chart
-        QString caption;         // a line on top of every frame; empty: none
+        bool paneOnly = false; // the first pane alone, without the memory chart
+        QString caption;       // a line on top of every frame; empty: none
     };
 
     // The size for a width when no height is given: 16:9 for the side-by-side

@@ -10,9 +10,9 @@
 namespace remat::render {
 
 struct MemoryChartMapping {
-    QRectF plot;           // the area inside the axes
-    double timeEnd = 1;    // time at the right edge of the plot
-    double bytesTop = 1;   // bytes at the top edge of the plot
+    QRectF plot;         // the area inside the axes
+    double timeEnd = 1;  // time at the right edge of the plot
+    double bytesTop = 1; // bytes at the top edge of the plot
 
     // Axes from 0 to the data's maxima rounded up to a round value.
     static MemoryChartMapping make(const QRectF &plot, double maxTime, std::int64_t maxBytes);

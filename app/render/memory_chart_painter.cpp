@@ -50,10 +50,11 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     // A measured curve above the prediction must still fit: a mismatch is shown, not clipped.
     for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i)
         if (measured_[i] && !measured_[i]->empty())
-            maxBytes = std::max(maxBytes, static_cast<std::int64_t>(
-                                              std::ceil(*std::max_element(measured_[i]->begin(), measured_[i]->end()))));
+            maxBytes = std::max(maxBytes, static_cast<std::int64_t>(std::ceil(
+                                              *std::max_element(measured_[i]->begin(), measured_[i]->end()))));
     const double top = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
-    const double labelWidth = metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
+    const double labelWidth =
+        metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
     return MemoryChartMapping::make(plot, maxTime(), maxBytes);
 }
@@ -144,8 +145,9 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.setPen(QPen(palette.grid, 1));
         painter.drawLine(QPointF(m.plot.left(), y), QPointF(m.plot.right(), y));
         painter.setPen(palette.mutedText);
-        painter.drawText(QRectF(rect.left(), y - metrics.height() / 2, m.plot.left() - rect.left() - 6, metrics.height()),
-                         Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(formatBytes(static_cast<std::int64_t>(b))));
+        painter.drawText(
+            QRectF(rect.left(), y - metrics.height() / 2, m.plot.left() - rect.left() - 6, metrics.height()),
+            Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(formatBytes(static_cast<std::int64_t>(b))));
     }
     const int xTickCount = std::max(2, static_cast<int>(m.plot.width() / 70));
     for (const double t : MemoryChartMapping::ticks(m.timeEnd, xTickCount)) {
@@ -232,7 +234,8 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         cache_.palette = palette;
         cache_.dpr = dpr;
         cache_.font = painter.font();
-        cache_.image = QImage((rect.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+        cache_.image =
+            QImage((rect.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
         cache_.image.setDevicePixelRatio(dpr);
         cache_.image.fill(palette.background);
         QPainter p(&cache_.image);

@@ -75,7 +75,9 @@ std::int64_t nextBackward(const Timeline &timeline, std::int64_t after) {
     return -1;
 }
 
-std::string times(std::uint32_t n) { return n == 2 ? "twice" : std::to_string(n) + " times"; }
+std::string times(std::uint32_t n) {
+    return n == 2 ? "twice" : std::to_string(n) + " times";
+}
 
 std::string narrateCompute(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints,
                            const StepState &state, NodeId id) {
@@ -143,8 +145,8 @@ std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &c
     return out;
 }
 
-std::string whyResident(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints,
-                        const StepState &state, NodeId node) {
+std::string whyResident(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints, const StepState &state,
+                        NodeId node) {
     const Model &model = timeline.model();
     if (!state.resident[node])
         return "";

@@ -17,7 +17,7 @@ std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &c
 
 // Why `node` is resident at state.step ("read next by op 41, compute b_5"), or
 // "" when it is not resident.
-std::string whyResident(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints,
-                        const StepState &state, NodeId node);
+std::string whyResident(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints, const StepState &state,
+                        NodeId node);
 
 } // namespace remat::render

@@ -26,9 +26,9 @@ NodeAppearance appearanceOf(const Timeline &timeline, const std::vector<std::uin
         a.justFreed = op.node == node && op.kind == OpKind::Free;
     }
     if (a.resident)
-        a.fill = current ? NodeFill::Current
+        a.fill = current                                           ? NodeFill::Current
                  : (a.computeCount > 1 && !model.isBackward(node)) ? NodeFill::Recomputed
-                                                                    : NodeFill::Resident;
+                                                                   : NodeFill::Resident;
     else
         a.fill = (a.computeCount > 0 || inputNode) ? NodeFill::Freed : NodeFill::NotComputed;
     return a;
@@ -36,11 +36,16 @@ NodeAppearance appearanceOf(const Timeline &timeline, const std::vector<std::uin
 
 const char *fillName(NodeFill fill) {
     switch (fill) {
-    case NodeFill::NotComputed: return "not yet computed";
-    case NodeFill::Resident: return "resident in memory";
-    case NodeFill::Recomputed: return "resident, recomputed";
-    case NodeFill::Current: return "being computed now";
-    case NodeFill::Freed: return "freed";
+    case NodeFill::NotComputed:
+        return "not yet computed";
+    case NodeFill::Resident:
+        return "resident in memory";
+    case NodeFill::Recomputed:
+        return "resident, recomputed";
+    case NodeFill::Current:
+        return "being computed now";
+    case NodeFill::Freed:
+        return "freed";
     }
     return "";
 }

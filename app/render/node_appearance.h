@@ -19,8 +19,8 @@ enum class NodeFill : std::uint8_t {
 struct NodeAppearance {
     NodeFill fill = NodeFill::NotComputed;
     bool resident = false;
-    bool checkpoint = false;  // kept by the strategy from the forward into the backward pass
-    bool justFreed = false;   // the current op frees it
+    bool checkpoint = false; // kept by the strategy from the forward into the backward pass
+    bool justFreed = false;  // the current op frees it
     std::uint32_t computeCount = 0;
 };
 

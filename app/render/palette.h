@@ -14,14 +14,14 @@ struct Palette {
     // Node fills. Every fill of a resident node differs from every fill of a
     // node that is not resident, so a glance (or a test reading pixels) tells
     // what is in memory.
-    QColor notComputed;   // not yet computed: hollow
+    QColor notComputed; // not yet computed: hollow
     QColor nodeOutline;
-    QColor resident;      // in memory: filled purple, as in the classic figures
-    QColor recomputed;    // in memory, computed more than once
-    QColor current;       // computed by the current op
-    QColor freed;         // computed before, no longer in memory
+    QColor resident;   // in memory: filled purple, as in the classic figures
+    QColor recomputed; // in memory, computed more than once
+    QColor current;    // computed by the current op
+    QColor freed;      // computed before, no longer in memory
     QColor checkpointRing;
-    QColor badge;         // recompute counter
+    QColor badge; // recompute counter
     QColor badgeText;
     QColor hover;
     QColor peak;

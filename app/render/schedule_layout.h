@@ -28,8 +28,8 @@ struct ScheduleLayout {
     int bands = 1;
     double pitch = 0;
     double radius = 0;
-    int labelEvery = 1;   // label a node when index % labelEvery == 0 (and a_n)
-    QPointF origin;       // centre of a_0
+    int labelEvery = 1; // label a node when index % labelEvery == 0 (and a_n)
+    QPointF origin;     // centre of a_0
 
     // Lays out forwardCount forward nodes (and as many backward nodes) in `area`,
     // choosing the number of bands that gives the largest nodes.

@@ -22,8 +22,12 @@ void drawArrowHead(QPainter &painter, QPointF tip, QPointF direction, double siz
     painter.drawPolygon(head, 3);
 }
 
-double ringRadiusOf(const ScheduleLayout &layout) { return layout.radius + std::max(2.0, layout.pitch * 0.09); }
-double badgeRadiusOf(const ScheduleLayout &layout) { return std::max(5.5, layout.radius * 0.5); }
+double ringRadiusOf(const ScheduleLayout &layout) {
+    return layout.radius + std::max(2.0, layout.pitch * 0.09);
+}
+double badgeRadiusOf(const ScheduleLayout &layout) {
+    return std::max(5.5, layout.radius * 0.5);
+}
 // Half the side of a node sprite: room for the checkpoint ring and the badge.
 double spriteHalfOf(const ScheduleLayout &layout) {
     return std::ceil(std::max(ringRadiusOf(layout) + 3, layout.radius * 0.8 + badgeRadiusOf(layout) + 2));
@@ -42,11 +46,16 @@ SchedulePainter::SchedulePainter(std::shared_ptr<const Timeline> timeline)
 
 QColor SchedulePainter::fillColor(NodeFill fill, const Palette &palette) {
     switch (fill) {
-    case NodeFill::NotComputed: return palette.notComputed;
-    case NodeFill::Resident: return palette.resident;
-    case NodeFill::Recomputed: return palette.recomputed;
-    case NodeFill::Current: return palette.current;
-    case NodeFill::Freed: return palette.freed;
+    case NodeFill::NotComputed:
+        return palette.notComputed;
+    case NodeFill::Resident:
+        return palette.resident;
+    case NodeFill::Recomputed:
+        return palette.recomputed;
+    case NodeFill::Current:
+        return palette.current;
+    case NodeFill::Freed:
+        return palette.freed;
     }
     return palette.notComputed;
 }
@@ -160,7 +169,8 @@ void SchedulePainter::prepareCache(const ScheduleLayout &layout, const Palette &
     cache_.dpr = dpr;
     cache_.sprites.clear();
     const QRectF area = layout.area.adjusted(-2, -2, 2, 2);
-    cache_.staticLayer = QImage((area.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    cache_.staticLayer =
+        QImage((area.size() * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
     cache_.staticLayer.setDevicePixelRatio(dpr);
     cache_.staticLayer.fill(Qt::transparent);
     QPainter p(&cache_.staticLayer);

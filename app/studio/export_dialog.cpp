@@ -91,7 +91,8 @@ void addExportActions(QMenu *menu, MainWindow &window) {
                      options.size = viewSizeOf(window);
                      options.axis = window.player()->axis();
                      options.palette = renderPaletteOf(window);
-                     options.caption = exporting::defaultCaption(panes.front().timeline->model(), panes, window.modelName());
+                     options.caption =
+                         exporting::defaultCaption(panes.front().timeline->model(), panes, window.modelName());
                      TimelinePicture picture(panes, options);
                      exporting::writePngFile(path, picture, window.player()->time());
                  });
@@ -140,7 +141,8 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
         what_->addItem(tr("One pane: %1").arg(panes_[i].title), static_cast<int>(i));
     form->addRow(tr("Show:"), what_);
 
-    viewSize_ = new QCheckBox(tr("The view's size (%1 \u00D7 %2)").arg(viewSizeOf(window).width()).arg(viewSizeOf(window).height()), this);
+    viewSize_ = new QCheckBox(
+        tr("The view's size (%1 \u00D7 %2)").arg(viewSizeOf(window).width()).arg(viewSizeOf(window).height()), this);
     width_ = new QSpinBox(this);
     width_->setRange(160, 4096);
     width_->setValue(960);
@@ -194,7 +196,8 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     titleFrame_->setSuffix(tr(" ms"));
     form->addRow(tr("Title card first:"), titleFrame_);
     caption_ = new QLineEdit(
-        panes_.empty() ? QString() : exporting::defaultCaption(panes_.front().timeline->model(), panes_, window.modelName()),
+        panes_.empty() ? QString()
+                       : exporting::defaultCaption(panes_.front().timeline->model(), panes_, window.modelName()),
         this);
     caption_->setPlaceholderText(tr("no caption"));
     form->addRow(tr("Caption:"), caption_);
@@ -258,7 +261,9 @@ void ExportGifDialog::browse() {
         path_->setText(QFileInfo(path).suffix().isEmpty() ? path + QStringLiteral(".gif") : path);
 }
 
-QString ExportGifDialog::path() const { return path_->text().trimmed(); }
+QString ExportGifDialog::path() const {
+    return path_->text().trimmed();
+}
 
 std::vector<ExportPane> ExportGifDialog::chosenPanes() const {
     const int pane = what_->currentData().toInt();
@@ -271,7 +276,8 @@ GifExportOptions ExportGifDialog::options() const {
     GifExportOptions o;
     const bool onePane = what_->currentData().toInt() >= 0;
     o.picture.paneOnly = onePane;
-    o.picture.size = viewSize_->isChecked() ? viewSizeOf(window_) : TimelinePicture::defaultSize(width_->value(), onePane);
+    o.picture.size =
+        viewSize_->isChecked() ? viewSizeOf(window_) : TimelinePicture::defaultSize(width_->value(), onePane);
     o.picture.axis = window_.player()->axis();
     o.picture.palette = renderPaletteOf(window_);
     o.picture.caption = caption_->text();
@@ -332,7 +338,9 @@ bool ExportGifDialog::start() {
     return true;
 }
 
-void ExportGifDialog::showProgress() { progress_->setValue(done_->load()); }
+void ExportGifDialog::showProgress() {
+    progress_->setValue(done_->load());
+}
 
 void ExportGifDialog::onFinished() {
     const Outcome outcome = watcher_.result();

@@ -70,8 +70,9 @@ QString shortcutsText(const QMenuBar &bar) {
     for (QAction *top : bar.actions())
         if (top->menu())
             collectShortcuts(top->menu(), top->text().remove(QLatin1Char('&')), rows);
-    return QStringLiteral("<table cellspacing=4>%1</table>"
-                          "<p>Click a forward node to toggle it as a checkpoint; hover a node to see why it is in memory.</p>")
+    return QStringLiteral(
+               "<table cellspacing=4>%1</table>"
+               "<p>Click a forward node to toggle it as a checkpoint; hover a node to see why it is in memory.</p>")
         .arg(rows.join(QString()));
 }
 

@@ -23,7 +23,8 @@ int LegendWidget::heightForWidth(int width) const {
     QImage scratch(1, 1, QImage::Format_ARGB32_Premultiplied);
     QPainter painter(&scratch);
     painter.setFont(font());
-    return static_cast<int>(std::ceil(render::SchedulePainter::paintLegend(painter, QRectF(4, 0, width - 8, 0), palette_)));
+    return static_cast<int>(
+        std::ceil(render::SchedulePainter::paintLegend(painter, QRectF(4, 0, width - 8, 0), palette_)));
 }
 
 void LegendWidget::paintEvent(QPaintEvent *) {

@@ -38,8 +38,8 @@ int checkDisplay(int argc, char *argv[]) {
         return 0;
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
-        if (arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "-h" || arg == "--help" ||
-            arg == "-v" || arg == "--version") {
+        if (arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "-h" || arg == "--help" || arg == "-v" ||
+            arg == "--version") {
             qputenv("QT_QPA_PLATFORM", "offscreen");
             return 0;
         }
@@ -53,7 +53,8 @@ int checkDisplay(int argc, char *argv[]) {
 
 int main(int argc, char *argv[]) {
     // Headless exports (docs/export.md) run before any window exists.
-    if (const QStringList args = remat::exporting::argumentList(argc, argv); remat::exporting::wantsHeadlessExport(args))
+    if (const QStringList args = remat::exporting::argumentList(argc, argv);
+        remat::exporting::wantsHeadlessExport(args))
         return remat::exporting::runHeadlessExport(args);
     if (const int status = checkDisplay(argc, argv); status != 0)
         return status;
@@ -69,13 +70,14 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption scenario(QStringLiteral("scenario"),
                                       QStringLiteral("Start with an example: seed, own, k, optimal, deep, deep-all."),
                                       QStringLiteral("name"));
-    const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Ignore the last session (settings are still saved)."));
+    const QCommandLineOption fresh(QStringLiteral("fresh"),
+                                   QStringLiteral("Ignore the last session (settings are still saved)."));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save a PNG of the window to <file> and quit (for docs)."),
                                         QStringLiteral("file"));
-    const QCommandLineOption at(QStringLiteral("at"),
-                                QStringLiteral("With --screenshot: the moment shown, as a fraction of the run (0 to 1)."),
-                                QStringLiteral("fraction"), QStringLiteral("0.5"));
+    const QCommandLineOption at(
+        QStringLiteral("at"), QStringLiteral("With --screenshot: the moment shown, as a fraction of the run (0 to 1)."),
+        QStringLiteral("fraction"), QStringLiteral("0.5"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1400x900."),
                                   QStringLiteral("WxH"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
@@ -109,7 +111,8 @@ int main(int argc, char *argv[]) {
         return ids;
     }();
     if (parser.isSet(scenario) && !scenarioIds.contains(parser.value(scenario)))
-        return fail(QStringLiteral("unknown scenario '%1'; known: %2").arg(parser.value(scenario), scenarioIds.join(", ")));
+        return fail(
+            QStringLiteral("unknown scenario '%1'; known: %2").arg(parser.value(scenario), scenarioIds.join(", ")));
     const QStringList themes{QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")};
     if (parser.isSet(theme) && !themes.contains(parser.value(theme)))
         return fail(QStringLiteral("--theme must be light, dark or system, got '%1'").arg(parser.value(theme)));

@@ -17,8 +17,8 @@
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QLabel>
-#include <QPainter>
 #include <QMessageBox>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
@@ -36,7 +36,9 @@ namespace remat::studio {
 
 namespace {
 
-QString errorText(const std::exception &e) { return QString::fromUtf8(e.what()); }
+QString errorText(const std::exception &e) {
+    return QString::fromUtf8(e.what());
+}
 
 QPalette darkWidgetPalette() {
     QPalette p;
@@ -75,13 +77,33 @@ QIcon playerIcon(QStyle::StandardPixmap kind, QColor colour) {
         p.drawPolygon(pts, 3);
     };
     switch (kind) {
-    case QStyle::SP_MediaPlay: triangle(6, 10, true); break;
-    case QStyle::SP_MediaPause: p.drawRect(QRectF(5, 4, 3.5, 12)); p.drawRect(QRectF(11.5, 4, 3.5, 12)); break;
-    case QStyle::SP_MediaSeekForward: p.drawRect(QRectF(13, 4, 2.5, 12)); triangle(5, 8, true); break;
-    case QStyle::SP_MediaSeekBackward: p.drawRect(QRectF(4.5, 4, 2.5, 12)); triangle(7, 8, false); break;
-    case QStyle::SP_MediaSkipForward: triangle(3, 7, true); triangle(10, 7, true); p.drawRect(QRectF(16, 4, 2, 12)); break;
-    case QStyle::SP_MediaSkipBackward: p.drawRect(QRectF(2, 4, 2, 12)); triangle(3, 7, false); triangle(10, 7, false); break;
-    default: break;
+    case QStyle::SP_MediaPlay:
+        triangle(6, 10, true);
+        break;
+    case QStyle::SP_MediaPause:
+        p.drawRect(QRectF(5, 4, 3.5, 12));
+        p.drawRect(QRectF(11.5, 4, 3.5, 12));
+        break;
+    case QStyle::SP_MediaSeekForward:
+        p.drawRect(QRectF(13, 4, 2.5, 12));
+        triangle(5, 8, true);
+        break;
+    case QStyle::SP_MediaSeekBackward:
+        p.drawRect(QRectF(4.5, 4, 2.5, 12));
+        triangle(7, 8, false);
+        break;
+    case QStyle::SP_MediaSkipForward:
+        triangle(3, 7, true);
+        triangle(10, 7, true);
+        p.drawRect(QRectF(16, 4, 2, 12));
+        break;
+    case QStyle::SP_MediaSkipBackward:
+        p.drawRect(QRectF(2, 4, 2, 12));
+        triangle(3, 7, false);
+        triangle(10, 7, false);
+        break;
+    default:
+        break;
     }
     return QIcon(pixmap);
 }
@@ -179,7 +201,8 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     connect(player_, &Player::positionChanged, this, &MainWindow::showPosition);
     connect(player_, &Player::rangeChanged, this, [this](int last) { slider_->setRange(0, last); });
     connect(player_, &Player::playingChanged, this, [this](bool playing) {
-        playButton_->setProperty("playerIcon", static_cast<int>(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        playButton_->setProperty("playerIcon",
+                                 static_cast<int>(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
         playButton_->setIcon(playerIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay,
                                         QApplication::palette().color(QPalette::ButtonText)));
         playButton_->setToolTip(playing ? tr("Pause (Space)") : tr("Play (Space)"));
@@ -283,7 +306,8 @@ void MainWindow::loadScenario(const Scenario &scenario) {
     for (Slot &slot : slots_)
         slot.widget->deleteLater();
     slots_.clear();
-    setModel(std::make_shared<const Model>(Model::chain(scenario.layers)), QString()); // no panes yet: nothing simulated
+    setModel(std::make_shared<const Model>(Model::chain(scenario.layers)),
+             QString()); // no panes yet: nothing simulated
     for (const PaneConfig &config : scenario.panes)
         addPane(config);
     player_->jumpToStart();
@@ -405,12 +429,13 @@ void MainWindow::simulate(const std::vector<int> &panes) {
         }
         if (ops > kBackgroundOps || plansSlowly(slot.config)) {
             slot.run.reset();
-            slot.widget->setBusy(ops > kBackgroundOps
-                                     ? tr("Simulating %1 at n = %2 (about %3 million ops)\u2026")
-                                           .arg(QString::fromStdString(slot.config.strategy))
-                                           .arg(layers_)
-                                           .arg(ops / 1e6, 0, 'f', 1)
-                                     : tr("Planning %1 at n = %2\u2026").arg(QString::fromStdString(slot.config.strategy)).arg(layers_));
+            slot.widget->setBusy(
+                ops > kBackgroundOps
+                    ? tr("Simulating %1 at n = %2 (about %3 million ops)\u2026")
+                          .arg(QString::fromStdString(slot.config.strategy))
+                          .arg(layers_)
+                          .arg(ops / 1e6, 0, 'f', 1)
+                    : tr("Planning %1 at n = %2\u2026").arg(QString::fromStdString(slot.config.strategy)).arg(layers_));
             queuedJobs_.push_back(std::move(job));
         } else {
             small.push_back(std::move(job));
@@ -472,7 +497,8 @@ void MainWindow::refreshTracks() {
     std::vector<Player::Track> tracks;
     std::vector<render::MemoryChartPainter::Series> series;
     std::vector<std::shared_ptr<const PaneRun>> runs;
-    const render::Palette palette = render::Palette::forDarkMode(QApplication::palette().color(QPalette::Window).lightness() < 128);
+    const render::Palette palette =
+        render::Palette::forDarkMode(QApplication::palette().color(QPalette::Window).lightness() < 128);
     std::vector<QColor> colors;
     for (int i = 0; i < paneCount(); ++i) {
         Slot &slot = slots_[static_cast<std::size_t>(i)];
@@ -484,9 +510,10 @@ void MainWindow::refreshTracks() {
         }
         slot.track = static_cast<int>(tracks.size());
         tracks.push_back({slot.run->timeline, slot.run->summary.peakStep});
-        series.push_back({slot.run->timeline,
-                          QString::fromStdString(slot.run->timeline->schedule().strategy) + QStringLiteral(" (%1)").arg(i + 1),
-                          slot.run->summary.peakBytes, slot.run->summary.peakStep});
+        series.push_back(
+            {slot.run->timeline,
+             QString::fromStdString(slot.run->timeline->schedule().strategy) + QStringLiteral(" (%1)").arg(i + 1),
+             slot.run->summary.peakBytes, slot.run->summary.peakStep});
     }
     chart_->setSeries(std::move(series), player_->axis());
     table_->setRuns(runs, colors);
@@ -511,7 +538,8 @@ void MainWindow::onNodeClicked(PaneWidget *pane, NodeId node) {
         return;
     const Model &model = *slot.run->model;
     if (model.isBackward(node)) {
-        statusBar()->showMessage(tr("Gradients are computed once each; click a forward node (top row) to toggle a checkpoint."), 6000);
+        statusBar()->showMessage(
+            tr("Gradients are computed once each; click a forward node (top row) to toggle a checkpoint."), 6000);
         return;
     }
     const int i = model.indexOf(node);
@@ -523,15 +551,22 @@ void MainWindow::onNodeClicked(PaneWidget *pane, NodeId node) {
     }
     const PaneConfig config = withCheckpointToggled(*slot.run, i);
     const bool added = std::binary_search(config.params.checkpoints->begin(), config.params.checkpoints->end(), i);
-    statusBar()->showMessage(tr("Pane %1: %2 a_%3 as a checkpoint").arg(index + 1).arg(added ? tr("kept") : tr("dropped")).arg(i), 5000);
+    statusBar()->showMessage(
+        tr("Pane %1: %2 a_%3 as a checkpoint").arg(index + 1).arg(added ? tr("kept") : tr("dropped")).arg(i), 5000);
     setPaneConfig(index, config);
 }
 
-void MainWindow::setSyncByTime(bool byTime) { syncByTime_->setChecked(byTime); }
+void MainWindow::setSyncByTime(bool byTime) {
+    syncByTime_->setChecked(byTime);
+}
 
-bool MainWindow::syncByTime() const { return syncByTime_->isChecked(); }
+bool MainWindow::syncByTime() const {
+    return syncByTime_->isChecked();
+}
 
-void MainWindow::setSpeed(double opsPerSecond) { speed_->setValue(opsPerSecond); }
+void MainWindow::setSpeed(double opsPerSecond) {
+    speed_->setValue(opsPerSecond);
+}
 
 void MainWindow::setTheme(Theme theme) {
     theme_ = theme;

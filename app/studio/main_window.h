@@ -155,7 +155,7 @@ private:
     QPushButton *cancel_;
 
     QFutureWatcher<std::vector<Result>> watcher_;
-    std::vector<Job> queuedJobs_; // waiting for the running background job
+    std::vector<Job> queuedJobs_;                   // waiting for the running background job
     std::shared_ptr<std::atomic<bool>> cancelFlag_; // read by planners that can stop
     QPalette systemPalette_;
     QString systemStyle_;

@@ -43,7 +43,8 @@ void MainWindow::buildMenus() {
             this, tr("Plan for budget"),
             tr("Memory budget for the least-compute schedule of this model:\n"
                "bytes with a unit (2 GiB, 512 MB) or a number of nodes (12 nodes)."),
-            QLineEdit::Normal, QStringLiteral("%1 nodes").arg(2 * static_cast<int>(std::ceil(std::sqrt(layers_))) + 1), &ok);
+            QLineEdit::Normal, QStringLiteral("%1 nodes").arg(2 * static_cast<int>(std::ceil(std::sqrt(layers_))) + 1),
+            &ok);
         if (ok)
             planForBudget(text);
     });
@@ -86,7 +87,7 @@ void MainWindow::buildMenus() {
     QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
     addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
     addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
-    buildHelpMenu(); // app/studio/help_menu.cpp
+    buildHelpMenu();                    // app/studio/help_menu.cpp
 
     QToolBar *tools = addToolBar(tr("Model"));
     tools->setObjectName("modelToolBar");
@@ -97,7 +98,8 @@ void MainWindow::buildMenus() {
     layersSpin_->setRange(1, Model::kMaxLayers);
     layersSpin_->setValue(layers_);
     layersSpin_->setKeyboardTracking(false);
-    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n; on a model file, a new n returns to a uniform chain"));
+    layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n; on a model file, a new n "
+                               "returns to a uniform chain"));
     connect(layersSpin_, &QSpinBox::valueChanged, this, &MainWindow::setLayers);
     tools->addWidget(layersSpin_);
     modelLabel_ = new QLabel(tools);
@@ -112,7 +114,8 @@ void MainWindow::buildMenus() {
     auto *spacer = new QWidget(tools);
     spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     tools->addWidget(spacer);
-    auto *hint = new QLabel(tr("Hover a node: why it is in memory \u00B7 Click a forward node: keep it as a checkpoint  "), tools);
+    auto *hint = new QLabel(
+        tr("Hover a node: why it is in memory \u00B7 Click a forward node: keep it as a checkpoint  "), tools);
     tools->addWidget(hint);
     view->addSeparator();
     view->addAction(tools->toggleViewAction()); // a hidden toolbar can come back from the menu

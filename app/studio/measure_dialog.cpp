@@ -25,11 +25,12 @@
 namespace remat::studio {
 
 MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidget *parent)
-    : QDialog(parent), configs_(std::move(configs)), layers_(layers),
-      stop_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)) {
+    : QDialog(parent), configs_(std::move(configs)), layers_(layers), stop_(std::make_shared<std::atomic<bool>>(false)),
+      done_(std::make_shared<std::atomic<int>>(0)) {
     setWindowTitle(tr("Measure on the execution core"));
     auto *form = new QFormLayout;
-    form->addRow(tr("Network:"), new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this));
+    form->addRow(tr("Network:"),
+                 new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this));
     width_ = new QSpinBox(this);
     width_->setObjectName(QStringLiteral("width"));
     width_->setRange(1, exec::NetworkShape::kMaxWidth);
@@ -79,7 +80,8 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     auto *where = new QLabel(tr("Results go to the summary table (measured columns) and the memory chart "
-                                "(measured memory, dashed)."), this);
+                                "(measured memory, dashed)."),
+                             this);
     where->setWordWrap(true);
     layout->addWidget(where);
     layout->addWidget(status_, 1);
@@ -97,7 +99,9 @@ MeasureDialog::~MeasureDialog() {
     watcher_.waitForFinished();
 }
 
-QString MeasureDialog::statusText() const { return status_->text(); }
+QString MeasureDialog::statusText() const {
+    return status_->text();
+}
 
 bool MeasureDialog::start() {
     if (isRunning() || configs_.empty())
@@ -120,10 +124,11 @@ bool MeasureDialog::start() {
     auto done = done_;
     watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done]() -> Outcome {
         try {
-            return {measurePanes(
-                        configs, layers, settings, [done](int d, int) { done->store(d); },
-                        [stop] { return stop->load(); }),
-                    false, {}};
+            return {
+                measurePanes(
+                    configs, layers, settings, [done](int d, int) { done->store(d); }, [stop] { return stop->load(); }),
+                false,
+                {}};
         } catch (const Cancelled &) {
             return {std::nullopt, true, {}};
         } catch (const std::exception &e) {
@@ -166,11 +171,13 @@ void MeasureDialog::showReport(const MeasureReport &report) {
                               .arg(report.shape.layers)
                               .arg(report.shape.width)
                               .arg(report.shape.batch);
-    status_->setText(problems.isEmpty()
-                         ? tr("Measured on %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
-                         : tr("ERROR on %1:\n%2").arg(where, problems.join(QStringLiteral("\n"))));
+    status_->setText(
+        problems.isEmpty()
+            ? tr("Measured on %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
+            : tr("ERROR on %1:\n%2").arg(where, problems.join(QStringLiteral("\n"))));
     QPalette pal = status_->palette();
-    pal.setColor(QPalette::WindowText, problems.isEmpty() ? palette().color(QPalette::WindowText) : QColor(0xb0, 0x1c, 0x1c));
+    pal.setColor(QPalette::WindowText,
+                 problems.isEmpty() ? palette().color(QPalette::WindowText) : QColor(0xb0, 0x1c, 0x1c));
     status_->setPalette(pal);
 }
 
@@ -201,10 +208,11 @@ void showMeasurement(MainWindow &window, const MeasureReport &report,
     window.chart()->setMeasured(std::move(traces));
     if (!problems.isEmpty()) {
         // The first problem in full; all of them are in the red cells' tooltips.
-        window.statusBar()->showMessage(
-            problems.size() == 1
-                ? QObject::tr("Measure: ERROR, %1").arg(problems.first())
-                : QObject::tr("Measure: ERROR, %1 (and %2 more: see the red cells)").arg(problems.first()).arg(problems.size() - 1));
+        window.statusBar()->showMessage(problems.size() == 1
+                                            ? QObject::tr("Measure: ERROR, %1").arg(problems.first())
+                                            : QObject::tr("Measure: ERROR, %1 (and %2 more: see the red cells)")
+                                                  .arg(problems.first())
+                                                  .arg(problems.size() - 1));
         return;
     }
     QString message = QObject::tr("Measured on %1: every peak as predicted, every gradient equal to store-all's")

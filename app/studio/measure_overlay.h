@@ -23,10 +23,11 @@ struct PaneOverlay {
     // One per op of the pane's timeline; empty when refused. Fractional: a
     // miscount smaller than a node still moves the curve off the prediction.
     std::vector<double> bytes;
-    QString refused;                 // why there is no overlay
+    QString refused; // why there is no overlay
 };
 
-inline PaneOverlay measuredInPaneBytes(const Timeline &pane, const MeasuredPane &measured, std::int64_t networkNodeBytes) {
+inline PaneOverlay measuredInPaneBytes(const Timeline &pane, const MeasuredPane &measured,
+                                       std::int64_t networkNodeBytes) {
     PaneOverlay out;
     if (!measured.ok()) {
         out.refused = QObject::tr("not measured: %1").arg(QString::fromStdString(measured.error));
@@ -56,6 +57,5 @@ inline PaneOverlay measuredInPaneBytes(const Timeline &pane, const MeasuredPane 
                                 static_cast<double>(networkNodeBytes));
     return out;
 }
-
 
 } // namespace remat::studio

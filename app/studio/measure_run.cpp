@@ -42,9 +42,9 @@ namespace {
 std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, const exec::NetworkShape &shape,
                                            std::int64_t worstPeak) {
     auto refuse = [&](const char *what, std::int64_t need, std::int64_t available) {
-        throw LimitExceeded(std::string("measuring needs ") + formatBytes(need) + " of " + what + " for n = " +
-                            std::to_string(shape.layers) + ", width " + std::to_string(shape.width) + ", batch " +
-                            std::to_string(shape.batch) + " but only " + formatBytes(available) +
+        throw LimitExceeded(std::string("measuring needs ") + formatBytes(need) + " of " + what +
+                            " for n = " + std::to_string(shape.layers) + ", width " + std::to_string(shape.width) +
+                            ", batch " + std::to_string(shape.batch) + " but only " + formatBytes(available) +
                             " is available; choose a smaller width or batch");
     };
     const bool cuda = settings.backend == "cuda";
@@ -74,7 +74,8 @@ std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, cons
 // The simulator's bytes op by op against the backend's: the first op where
 // they part (-1 when none), so a mismatch names its op, not just the peak.
 std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const exec::MemoryTrace &trace) {
-    const Replay replay = Simulator::replay(std::make_shared<const Model>(model), std::make_shared<const Schedule>(schedule));
+    const Replay replay =
+        Simulator::replay(std::make_shared<const Model>(model), std::make_shared<const Schedule>(schedule));
     const Timeline &tl = replay.timeline;
     const auto steps = static_cast<std::int64_t>(trace.during.size());
     for (std::int64_t t = 0; t < std::min(steps, tl.steps()); ++t)
@@ -123,9 +124,9 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
 
     // Refused before anything is allocated.
     const std::unique_ptr<exec::Backend> owned =
-        settings.backendFactory
-            ? settings.backendFactory(std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)))
-            : makeBackend(settings, shape, worstPeak);
+        settings.backendFactory ? settings.backendFactory(std::make_shared<const exec::NetworkParameters>(
+                                      exec::NetworkParameters::generate(shape)))
+                                : makeBackend(settings, shape, worstPeak);
     exec::Backend &backend = *owned;
     report.backend = backend.name();
     report.device = backend.deviceName();

@@ -33,28 +33,26 @@ struct MeasureSettings {
 
 struct MeasuredPane {
     std::string strategy;
-    std::string description;             // the schedule's parameters in words
-    Summary predicted;                   // the simulator, on the network's model
-    std::int64_t measuredPeakBytes = 0;  // activation bytes the backend counted
+    std::string description;                     // the schedule's parameters in words
+    Summary predicted;                           // the simulator, on the network's model
+    std::int64_t measuredPeakBytes = 0;          // activation bytes the backend counted
     std::optional<std::int64_t> devicePeakBytes; // growth the OS or the driver saw
-    double secondsPerStep = 0;           // median
-    double maxGradientDiff = 0;          // against store-all on the same backend
+    double secondsPerStep = 0;                   // median
+    double maxGradientDiff = 0;                  // against store-all on the same backend
     bool gradientsBitwiseEqual = false;
-    std::string error;                   // this pane could not be planned or run
+    std::string error;                        // this pane could not be planned or run
     std::shared_ptr<const Schedule> schedule; // what ran, planned on the network's model
-    exec::MemoryTrace trace;             // the backend's bytes op by op (probe step)
+    exec::MemoryTrace trace;                  // the backend's bytes op by op (probe step)
     // First op whose measured bytes differ from the simulator's Timeline::bytesAt; -1: none.
     std::int64_t firstTraceMismatch = -1;
 
     bool ok() const { return error.empty(); }
-    bool peakMatches() const {
-        return ok() && measuredPeakBytes == predicted.peakBytes && firstTraceMismatch < 0;
-    }
+    bool peakMatches() const { return ok() && measuredPeakBytes == predicted.peakBytes && firstTraceMismatch < 0; }
 };
 
 struct MeasureReport {
-    std::string backend;   // "cpu", "cuda"
-    std::string device;    // "x86_64, 2 cores", "NVIDIA H200"
+    std::string backend; // "cpu", "cuda"
+    std::string device;  // "x86_64, 2 cores", "NVIDIA H200"
     exec::NetworkShape shape;
     std::vector<MeasuredPane> panes;
 };

@@ -39,7 +39,8 @@ std::string graphStrategyFor(const std::string &chainStrategy) {
 } // namespace
 
 QString MainWindow::examplesDirectory() {
-    const QString installed = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/remat/models"));
+    const QString installed =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/remat/models"));
     if (QFileInfo(installed).isDir())
         return QDir::cleanPath(installed);
 #ifdef REMAT_SOURCE_DIR
@@ -52,7 +53,8 @@ QString MainWindow::examplesDirectory() {
 
 void MainWindow::showMessageBox(const QString &title, const QString &text, bool error) {
     // Window-modal and non-blocking: the window stays in charge, tests can read it.
-    auto *box = new QMessageBox(error ? QMessageBox::Warning : QMessageBox::Information, title, text, QMessageBox::Ok, this);
+    auto *box =
+        new QMessageBox(error ? QMessageBox::Warning : QMessageBox::Information, title, text, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setTextFormat(Qt::PlainText);
     box->open();
@@ -66,10 +68,14 @@ bool MainWindow::openModelFile(const QString &path) {
         showMessageBox(tr("Cannot open the model"), QString::fromUtf8(e.what()), true);
         return false;
     }
-    const QString name = QString::fromStdString(file.name.empty() ? QFileInfo(path).fileName().toStdString() : file.name);
+    const QString name =
+        QString::fromStdString(file.name.empty() ? QFileInfo(path).fileName().toStdString() : file.name);
     setModel(std::make_shared<const Model>(std::move(file.model)), name);
     modelFile_ = QFileInfo(path).absoluteFilePath();
-    statusBar()->showMessage(tr("Opened %1: %2 layers%3").arg(name).arg(layers_).arg(model_->isChain() ? QString() : tr(", with skip connections")),
+    statusBar()->showMessage(tr("Opened %1: %2 layers%3")
+                                 .arg(name)
+                                 .arg(layers_)
+                                 .arg(model_->isChain() ? QString() : tr(", with skip connections")),
                              8000);
     return true;
 }
@@ -113,7 +119,8 @@ bool MainWindow::planForBudget(const QString &text) {
     PaneConfig config;
     config.strategy = "budget";
     QString t = text.trimmed();
-    static const QRegularExpression nodes(QStringLiteral("^(\\d+)\\s*(nodes?)?$"), QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression nodes(QStringLiteral("^(\\d+)\\s*(nodes?)?$"),
+                                          QRegularExpression::CaseInsensitiveOption);
     try {
         if (const QRegularExpressionMatch m = nodes.match(t); m.hasMatch()) {
             bool ok = false;
@@ -134,7 +141,8 @@ bool MainWindow::planForBudget(const QString &text) {
         return false;
     }
     if (paneCount() >= kMaxPanes) {
-        showMessageBox(tr("Plan for budget"), tr("At most %1 panes side by side: remove a pane first.").arg(kMaxPanes), true);
+        showMessageBox(tr("Plan for budget"), tr("At most %1 panes side by side: remove a pane first.").arg(kMaxPanes),
+                       true);
         return false;
     }
     // Planned in the background with progress and Cancel (plansSlowly); a
@@ -170,9 +178,8 @@ void MainWindow::buildModelMenu(QMenu *file) {
     }
     if (files.isEmpty())
         examples->addAction(tr("(no example models found)"))->setEnabled(false);
-    file->addAction(tr("&Uniform chain of n layers"), this, [this] {
-        setModel(std::make_shared<const Model>(Model::chain(layers_)), QString());
-    });
+    file->addAction(tr("&Uniform chain of n layers"), this,
+                    [this] { setModel(std::make_shared<const Model>(Model::chain(layers_)), QString()); });
 }
 
 } // namespace remat::studio

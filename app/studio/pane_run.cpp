@@ -75,6 +75,8 @@ std::string describeParams(const PaneConfig &config) {
     return "";
 }
 
-bool plansSlowly(const PaneConfig &config) { return config.strategy == "budget" || config.strategy == "auto"; }
+bool plansSlowly(const PaneConfig &config) {
+    return config.strategy == "budget" || config.strategy == "auto";
+}
 
 } // namespace remat::studio

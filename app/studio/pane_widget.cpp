@@ -212,9 +212,11 @@ void PaneWidget::setRun(std::shared_ptr<const PaneRun> run) {
     if (!run_)
         return;
     const Schedule &s = run_->timeline->schedule();
-    title_->setText(tr("<b>%1</b> &mdash; %2")
-                        .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped()));
-    title_->setToolTip(QString::fromUtf8(run_->strategy->summary().data(), static_cast<int>(run_->strategy->summary().size())));
+    title_->setText(
+        tr("<b>%1</b> &mdash; %2")
+            .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped()));
+    title_->setToolTip(
+        QString::fromUtf8(run_->strategy->summary().data(), static_cast<int>(run_->strategy->summary().size())));
     setStep(-1);
 }
 
@@ -240,16 +242,19 @@ void PaneWidget::setStep(std::int64_t step) {
     const std::int64_t shown = view_->step();
     const std::int64_t bytes = shown >= 0 ? tl.bytesAt(shown) : tl.model().bytes(tl.model().inputNode());
     const int nodes = shown >= 0 ? tl.residentCountAt(shown) : 1;
-    position_->setText(tr("op %1 of %2 &middot; %3 nodes in memory (%4)%5")
-                           .arg(shown + 1)
-                           .arg(tl.steps())
-                           .arg(nodes)
-                           .arg(QString::fromStdString(formatBytes(bytes)))
-                           .arg(shown >= 0 && shown == run_->summary.peakStep ? tr(" &middot; <b>peak</b>") : QString()));
+    position_->setText(
+        tr("op %1 of %2 &middot; %3 nodes in memory (%4)%5")
+            .arg(shown + 1)
+            .arg(tl.steps())
+            .arg(nodes)
+            .arg(QString::fromStdString(formatBytes(bytes)))
+            .arg(shown >= 0 && shown == run_->summary.peakStep ? tr(" &middot; <b>peak</b>") : QString()));
     narration_->setText(QString::fromStdString(render::narrate(tl, render::checkpointMask(tl), view_->state())));
 }
 
-QString PaneWidget::narration() const { return narration_->text(); }
+QString PaneWidget::narration() const {
+    return narration_->text();
+}
 
 void PaneWidget::setPalette(const render::Palette &palette, QColor seriesColor) {
     view_->setPalette(palette);
@@ -258,6 +263,8 @@ void PaneWidget::setPalette(const render::Palette &palette, QColor seriesColor) 
     swatch_->setPixmap(pixmap);
 }
 
-void PaneWidget::setRemovable(bool removable) { remove_->setVisible(removable); }
+void PaneWidget::setRemovable(bool removable) {
+    remove_->setVisible(removable);
+}
 
 } // namespace remat::studio

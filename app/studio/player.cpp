@@ -62,7 +62,9 @@ int Player::positionAtTime(double t) const {
     return std::max(0, static_cast<int>(it - events_.begin()) - 1);
 }
 
-void Player::setSpeed(double opsPerSecond) { speed_ = std::clamp(opsPerSecond, 0.1, 100000.0); }
+void Player::setSpeed(double opsPerSecond) {
+    speed_ = std::clamp(opsPerSecond, 0.1, 100000.0);
+}
 
 void Player::seek(int position) {
     position = std::clamp(position, 0, lastPosition());
@@ -73,7 +75,9 @@ void Player::seek(int position) {
     emit positionChanged(position_);
 }
 
-void Player::seekTime(double t) { seek(positionAtTime(t)); }
+void Player::seekTime(double t) {
+    seek(positionAtTime(t));
+}
 
 void Player::stepForward() {
     pause();

@@ -104,8 +104,8 @@ QString compact(double v) {
 void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries> &series, bool memory,
                const render::Palette &palette) {
     const QFontMetricsF fm(p.font());
-    const QRectF plot = rect.adjusted(fm.horizontalAdvance(QStringLiteral("000.0M")) + 10, fm.height() * 1.8, -10,
-                                      -fm.height() * 2.6);
+    const QRectF plot =
+        rect.adjusted(fm.horizontalAdvance(QStringLiteral("000.0M")) + 10, fm.height() * 1.8, -10, -fm.height() * 2.6);
     double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
     for (const ScalingSeries &s : series)
         for (std::size_t i = 0; i < s.n.size(); ++i) {
@@ -121,7 +121,8 @@ void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries>
     if (xmax <= 0)
         return;
     const LogAxis x{std::log10(xmin), std::max(std::log10(xmax), std::log10(xmin) + 1)};
-    const LogAxis y{std::floor(std::log10(ymin)), std::max(std::ceil(std::log10(ymax)), std::floor(std::log10(ymin)) + 1)};
+    const LogAxis y{std::floor(std::log10(ymin)),
+                    std::max(std::ceil(std::log10(ymax)), std::floor(std::log10(ymin)) + 1)};
 
     // Grid: decades on y, the sampled n on x.
     for (int d = static_cast<int>(y.lo); d <= static_cast<int>(y.hi); ++d) {
@@ -149,9 +150,9 @@ void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries>
         const ScalingSeries &s = series[k];
         QPolygonF line;
         for (std::size_t i = 0; i < s.n.size(); ++i)
-            line << QPointF(x.map(s.n[i], plot.left(), plot.right()),
-                            y.map(std::max(memory ? s.peakBytes[i] : s.forwardEvaluations[i], 1.0), plot.bottom(),
-                                  plot.top()));
+            line << QPointF(
+                x.map(s.n[i], plot.left(), plot.right()),
+                y.map(std::max(memory ? s.peakBytes[i] : s.forwardEvaluations[i], 1.0), plot.bottom(), plot.top()));
         const QColor c = seriesColor(palette, k);
         p.setPen(QPen(c, 2));
         p.drawPolyline(line);
@@ -181,7 +182,9 @@ void paintPlot(QPainter &p, const QRectF &rect, const std::vector<ScalingSeries>
 
 } // namespace
 
-ScalingChart::ScalingChart(QWidget *parent) : QWidget(parent) { setMinimumSize(500, 260); }
+ScalingChart::ScalingChart(QWidget *parent) : QWidget(parent) {
+    setMinimumSize(500, 260);
+}
 
 void ScalingChart::setSeries(std::vector<ScalingSeries> series) {
     series_ = std::move(series);
@@ -212,14 +215,14 @@ void ScalingChart::paintEvent(QPaintEvent *) {
 // ---------------------------------------------------------------- dialog
 
 ScalingDialog::ScalingDialog(QWidget *parent, int lastN)
-    : QDialog(parent), stop_(std::make_shared<std::atomic<bool>>(false)),
-      done_(std::make_shared<std::atomic<int>>(0)), total_(std::make_shared<std::atomic<int>>(1)) {
+    : QDialog(parent), stop_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)),
+      total_(std::make_shared<std::atomic<int>>(1)) {
     setWindowTitle(tr("Scaling laws"));
     chart_ = new ScalingChart(this);
     table_ = new QTableWidget(0, 5, this);
     table_->setObjectName(QStringLiteral("slopes"));
-    table_->setHorizontalHeaderLabels({tr("Strategy"), tr("Memory slope"), tr("Memory class"), tr("Compute slope"),
-                                       tr("Compute class")});
+    table_->setHorizontalHeaderLabels(
+        {tr("Strategy"), tr("Memory slope"), tr("Memory class"), tr("Compute slope"), tr("Compute class")});
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -246,7 +249,12 @@ ScalingDialog::ScalingDialog(QWidget *parent, int lastN)
     auto total = total_;
     watcher_.setFuture(QtConcurrent::run([ns, stop, done, total] {
         return computeScaling(
-            ns, [done, total](int d, int t) { done->store(d); total->store(t); }, [stop] { return stop->load(); });
+            ns,
+            [done, total](int d, int t) {
+                done->store(d);
+                total->store(t);
+            },
+            [stop] { return stop->load(); });
     }));
     connect(&watcher_, &QFutureWatcher<std::vector<ScalingSeries>>::finished, this, &ScalingDialog::onFinished);
     auto *timer = new QTimer(this);
@@ -285,9 +293,11 @@ void ScalingDialog::onFinished() {
         const int row = static_cast<int>(i);
         const bool fitted = s.n.size() >= 2;
         table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(s.strategy)));
-        table_->setItem(row, 1, new QTableWidgetItem(fitted ? QString::number(s.memorySlope, 'f', 2) : QStringLiteral("\u2014")));
+        table_->setItem(
+            row, 1, new QTableWidgetItem(fitted ? QString::number(s.memorySlope, 'f', 2) : QStringLiteral("\u2014")));
         table_->setItem(row, 2, new QTableWidgetItem(QString::fromStdString(s.memoryClass)));
-        table_->setItem(row, 3, new QTableWidgetItem(fitted ? QString::number(s.computeSlope, 'f', 2) : QStringLiteral("\u2014")));
+        table_->setItem(
+            row, 3, new QTableWidgetItem(fitted ? QString::number(s.computeSlope, 'f', 2) : QStringLiteral("\u2014")));
         table_->setItem(row, 4, new QTableWidgetItem(QString::fromStdString(s.computeClass)));
         if (!s.stoppedAt.empty())
             notes << QString::fromStdString(s.strategy + " " + s.stoppedAt);

@@ -31,9 +31,9 @@ struct ScalingSeries {
     std::vector<double> n;
     std::vector<double> peakBytes;
     std::vector<double> forwardEvaluations;
-    double memorySlope = 0;   // fitted d log(peak) / d log(n)
-    double computeSlope = 0;  // fitted d log(forward evaluations) / d log(n)
-    std::string stoppedAt;    // why the series ends early ("" when complete)
+    double memorySlope = 0;  // fitted d log(peak) / d log(n)
+    double computeSlope = 0; // fitted d log(forward evaluations) / d log(n)
+    std::string stoppedAt;   // why the series ends early ("" when complete)
 };
 
 // n = first, 2 first, 4 first, ... <= last.
@@ -43,7 +43,8 @@ std::vector<int> doublings(int first, int last);
 // that fails at some n (a limit, a planner that refuses) keeps the points
 // before it. `progress(done, total)`; throws remat::Cancelled when
 // `cancelled()` turns true.
-std::vector<ScalingSeries> computeScaling(const std::vector<int> &ns, const std::function<void(int, int)> &progress = {},
+std::vector<ScalingSeries> computeScaling(const std::vector<int> &ns,
+                                          const std::function<void(int, int)> &progress = {},
                                           const std::function<bool()> &cancelled = {});
 
 // Two log-log plots side by side: peak memory and forward evaluations vs n.

@@ -17,25 +17,33 @@ PaneConfig pane(std::string strategy) {
 std::vector<Scenario> builtinScenarios() {
     const StrategyRegistry &registry = StrategyRegistry::builtin();
     std::vector<Scenario> out;
-    out.push_back({QStringLiteral("seed"), QObject::tr("Three seed strategies side by side (n = 16)"), 16,
+    out.push_back({QStringLiteral("seed"),
+                   QObject::tr("Three seed strategies side by side (n = 16)"),
+                   16,
                    {pane("store-all"), pane("recompute-all"), pane("periodic")}});
 
     PaneConfig own = pane("checkpoints");
     own.params.checkpoints = std::vector<int>{3, 7, 12};
-    out.push_back({QStringLiteral("own"), QObject::tr("Your own checkpoints against sqrt(n) (n = 16)"), 16,
+    out.push_back({QStringLiteral("own"),
+                   QObject::tr("Your own checkpoints against sqrt(n) (n = 16)"),
+                   16,
                    {own, pane("periodic")}});
 
     PaneConfig coarse = pane("periodic");
     coarse.params.every = 4;
     PaneConfig fine = pane("periodic");
     fine.params.every = 2;
-    out.push_back({QStringLiteral("k"), QObject::tr("Choosing k: every 2nd against every 4th node (n = 16)"), 16,
+    out.push_back({QStringLiteral("k"),
+                   QObject::tr("Choosing k: every 2nd against every 4th node (n = 16)"),
+                   16,
                    {fine, coarse}});
 
     // sqrt(n) against the optimal planners, when they are built in: revolve
     // with as many slots as periodic keeps checkpoints, and the budget planner
     // held to periodic's peak memory.
-    Scenario optimal{QStringLiteral("optimal"), QObject::tr("sqrt(n) against the optimal planners (n = 64)"), 64,
+    Scenario optimal{QStringLiteral("optimal"),
+                     QObject::tr("sqrt(n) against the optimal planners (n = 64)"),
+                     64,
                      {pane("periodic")}};
     if (registry.find("revolve")) {
         PaneConfig revolve = pane("revolve");
@@ -50,9 +58,13 @@ std::vector<Scenario> builtinScenarios() {
     if (optimal.panes.size() > 1)
         out.push_back(optimal);
 
-    out.push_back({QStringLiteral("deep"), QObject::tr("A deep chain: store-all against sqrt(n) (n = 256)"), 256,
+    out.push_back({QStringLiteral("deep"),
+                   QObject::tr("A deep chain: store-all against sqrt(n) (n = 256)"),
+                   256,
                    {pane("store-all"), pane("periodic")}});
-    out.push_back({QStringLiteral("deep-all"), QObject::tr("A deep chain, all three seed strategies (n = 512)"), 512,
+    out.push_back({QStringLiteral("deep-all"),
+                   QObject::tr("A deep chain, all three seed strategies (n = 512)"),
+                   512,
                    {pane("store-all"), pane("recompute-all"), pane("periodic")}});
     return out;
 }

@@ -9,8 +9,8 @@
 namespace remat::studio {
 
 struct Scenario {
-    QString id;     // for --scenario and settings
-    QString title;  // menu text
+    QString id;    // for --scenario and settings
+    QString title; // menu text
     int layers = 16;
     std::vector<PaneConfig> panes;
 };

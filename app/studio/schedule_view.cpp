@@ -70,7 +70,8 @@ QString ScheduleView::describeNode(NodeId node) const {
     text += QStringLiteral(" &middot; %1<br>").arg(QString::fromStdString(formatBytes(model.bytes(node))));
     text += QStringLiteral("State: %1").arg(QString::fromUtf8(render::fillName(a.fill)));
     if (a.checkpoint)
-        text += node == model.inputNode() ? QStringLiteral(" (the input, always kept)") : QStringLiteral(" (checkpoint)");
+        text +=
+            node == model.inputNode() ? QStringLiteral(" (the input, always kept)") : QStringLiteral(" (checkpoint)");
     text += QStringLiteral("<br>Computed %1 time%2 so far").arg(a.computeCount).arg(a.computeCount == 1 ? "" : "s");
     const std::string why = render::whyResident(tl, painter_->checkpoints(), state_, node);
     if (!why.empty())

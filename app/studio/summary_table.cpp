@@ -9,8 +9,12 @@
 namespace remat::studio {
 
 namespace {
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
-QString bytesText(std::int64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
+QString fromView(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
+}
+QString bytesText(std::int64_t bytes) {
+    return QString::fromStdString(formatBytes(bytes));
+}
 const QColor kErrorText(0xb0, 0x1c, 0x1c);
 const QColor kErrorBackground(0xff, 0xd8, 0xd8);
 } // namespace
@@ -39,7 +43,8 @@ SummaryTable::SummaryTable(QWidget *parent) : QTableWidget(parent) {
                                tr("Memory"), tr("Compute"), tr("Predicted on network"), tr("Measured"),
                                tr("Device growth"), tr("s / step"), tr("Gradients")});
     horizontalHeaderItem(NetworkPredicted)
-        ->setToolTip(tr("The simulator's peak for the real network Measure ran (n tanh layers, width \u00D7 batch fp32)"));
+        ->setToolTip(
+            tr("The simulator's peak for the real network Measure ran (n tanh layers, width \u00D7 batch fp32)"));
     horizontalHeaderItem(MeasuredPeak)
         ->setToolTip(tr("Peak activation bytes the execution core's allocator counted; must equal the prediction"));
     horizontalHeaderItem(DevicePeak)
@@ -50,7 +55,8 @@ SummaryTable::SummaryTable(QWidget *parent) : QTableWidget(parent) {
         ->setToolTip(tr("Gradients compared with store-all's on the same backend: \u2713 bitwise equal"));
     for (int c = kFirstMeasured; c < ColumnCount; ++c)
         setColumnHidden(c, true); // until Measure ran
-    horizontalHeaderItem(Overhead)->setToolTip(tr("Extra compute paid for the memory saved: cost / cost(store-all) - 1"));
+    horizontalHeaderItem(Overhead)->setToolTip(
+        tr("Extra compute paid for the memory saved: cost / cost(store-all) - 1"));
     horizontalHeaderItem(MemoryClass)->setToolTip(tr("How peak memory grows with n"));
     horizontalHeaderItem(ComputeClass)->setToolTip(tr("How forward evaluations grow with n"));
     verticalHeader()->setVisible(false);
@@ -92,7 +98,7 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
         set(ForwardEvaluations, QString::number(s.forwardEvaluations));
         set(Recomputations, QString::number(s.recomputations));
         set(Overhead, run->costOverhead == 0 ? QStringLiteral("\u00B10%")
-                                              : QStringLiteral("+%1%").arg(run->costOverhead * 100, 0, 'f', 1));
+                                             : QStringLiteral("+%1%").arg(run->costOverhead * 100, 0, 'f', 1));
         set(MemoryClass, fromView(run->strategy->memoryClass()), false);
         set(ComputeClass, fromView(run->strategy->computeClass()), false);
     }
@@ -146,7 +152,8 @@ void SummaryTable::showMeasured(int row) {
     // Measured for another run (the pane changed since), or never: nothing to show.
     if (r >= measured_.size() || r >= runs_.size() || !measured_[r].run || measured_[r].run != runs_[r]) {
         for (int c = kFirstMeasured; c < ColumnCount; ++c)
-            set(c, QStringLiteral("\u2013"), false, hasMeasurements() ? tr("Changed since it was measured") : QString());
+            set(c, QStringLiteral("\u2013"), false,
+                hasMeasurements() ? tr("Changed since it was measured") : QString());
         return;
     }
     const MeasuredPane &p = measured_[r].pane;
@@ -164,7 +171,8 @@ void SummaryTable::showMeasured(int row) {
     set(DevicePeak, p.devicePeakBytes ? bytesText(*p.devicePeakBytes) : tr("n/a"), false, tip);
     set(SecondsPerStep, QString::number(p.secondsPerStep, 'g', 4), false, tip);
     set(GradientCheck,
-        p.gradientsBitwiseEqual ? QStringLiteral("\u2713") : QStringLiteral("\u2717 %1").arg(p.maxGradientDiff, 0, 'g', 3),
+        p.gradientsBitwiseEqual ? QStringLiteral("\u2713")
+                                : QStringLiteral("\u2717 %1").arg(p.maxGradientDiff, 0, 'g', 3),
         !p.gradientsBitwiseEqual, tip);
     item(row, GradientCheck)->setTextAlignment(Qt::AlignCenter);
 }

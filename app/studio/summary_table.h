@@ -20,9 +20,23 @@ namespace remat::studio {
 class SummaryTable : public QTableWidget {
     Q_OBJECT
 public:
-    enum Column { Strategy, Parameters, PeakNodes, PeakBytes, ForwardEvaluations, Recomputations, Overhead,
-                  MemoryClass, ComputeClass, NetworkPredicted, MeasuredPeak, DevicePeak, SecondsPerStep,
-                  GradientCheck, ColumnCount };
+    enum Column {
+        Strategy,
+        Parameters,
+        PeakNodes,
+        PeakBytes,
+        ForwardEvaluations,
+        Recomputations,
+        Overhead,
+        MemoryClass,
+        ComputeClass,
+        NetworkPredicted,
+        MeasuredPeak,
+        DevicePeak,
+        SecondsPerStep,
+        GradientCheck,
+        ColumnCount
+    };
     static constexpr int kFirstMeasured = NetworkPredicted;
 
     explicit SummaryTable(QWidget *parent = nullptr);

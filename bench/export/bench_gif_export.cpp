@@ -18,7 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+double seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
 
 std::vector<ExportPane> seedPanes(int n) {
     return simulatePanes(std::make_shared<const Model>(Model::chain(n)), {"store-all", "recompute-all", "periodic"},

@@ -19,7 +19,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+double seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
 
 // Uneven layers, as a real network has: sizes and costs vary tenfold.
 Model unevenChain(int n) {
@@ -46,13 +48,14 @@ void benchRevolve() {
     const Summary summary = Simulator::summarize(model, s);
     std::printf("revolve n=100000 c=100: plan %.3f s + simulate %.3f s = %.3f s (target < 1 s); %lld forward "
                 "evaluations, %zu ops, peak %lld nodes\n",
-                plan, seconds(t0) - plan, seconds(t0), static_cast<long long>(summary.forwardEvaluations),
-                s.ops.size(), static_cast<long long>(summary.peakNodes));
+                plan, seconds(t0) - plan, seconds(t0), static_cast<long long>(summary.forwardEvaluations), s.ops.size(),
+                static_cast<long long>(summary.peakNodes));
 }
 
 void benchBudget(int n, double target) {
     const Model model = unevenChain(n);
-    const Summary storeAll = Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
+    const Summary storeAll =
+        Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
     StrategyParams p;
     p.budgetBytes = storeAll.peakBytes / 4;
     p.memorySteps = 512;
@@ -87,7 +90,7 @@ void benchCancel(int n) {
 int main(int argc, char **argv) {
     const bool skip512 = argc > 1 && std::strcmp(argv[1], "--skip-512") == 0;
     benchRevolve();
-    benchBudget(40, 1);   // the exact recurrence (releasing checkpoints) still runs here
+    benchBudget(40, 1); // the exact recurrence (releasing checkpoints) still runs here
     benchBudget(128, 1);
     benchCancel(512);
     if (!skip512)

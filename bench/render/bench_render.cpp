@@ -32,7 +32,8 @@ private slots:
             painters.emplace_back(runs[i].timeline);
             states.push_back(runs[i].timeline->stateAt(runs[i].timeline->steps() / 2));
             layouts.push_back(render::ScheduleLayout::make(256, QRectF(i * 1280.0 / 3, 0, 1280.0 / 3, 470)));
-            series.push_back({runs[i].timeline, QString(s_names[i]), runs[i].summary.peakBytes, runs[i].summary.peakStep});
+            series.push_back(
+                {runs[i].timeline, QString(s_names[i]), runs[i].summary.peakBytes, runs[i].summary.peakStep});
         }
         render::MemoryChartPainter chart;
         chart.setSeries(series, render::TimeAxis::Cost);
@@ -74,7 +75,8 @@ private slots:
                 const render::SchedulePainter painter(runs[i].timeline);
                 painter.paint(p, render::ScheduleLayout::make(256, QRectF(i * 1280.0 / 3, 0, 1280.0 / 3, 470)),
                               runs[i].timeline->stateAt(runs[i].timeline->steps() / 2), palette);
-                series.push_back({runs[i].timeline, QString(s_names[i]), runs[i].summary.peakBytes, runs[i].summary.peakStep});
+                series.push_back(
+                    {runs[i].timeline, QString(s_names[i]), runs[i].summary.peakBytes, runs[i].summary.peakStep});
             }
             render::MemoryChartPainter chart;
             chart.setSeries(series, render::TimeAxis::Cost);

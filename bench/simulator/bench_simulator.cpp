@@ -26,8 +26,7 @@ long peakRssKiB() {
     return -1;
 }
 
-template <class F>
-double medianSeconds(int repeats, F &&f) {
+template <class F> double medianSeconds(int repeats, F &&f) {
     std::vector<double> times;
     for (int i = 0; i < repeats; ++i) {
         const auto t0 = Clock::now();
@@ -41,7 +40,8 @@ double medianSeconds(int repeats, F &&f) {
 void bench(const char *strategy, int n) {
     auto model = std::make_shared<const Model>(Model::chain(n));
     const auto t0 = Clock::now();
-    auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, {}));
+    auto schedule =
+        std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, {}));
     const double planSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const auto ops = static_cast<double>(schedule->ops.size());
     Summary summary;

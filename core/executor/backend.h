@@ -15,7 +15,7 @@ namespace remat::exec {
 // predicts). Parameters and gradients are a constant part, counted apart.
 struct MemoryCounters {
     std::int64_t liveBytes = 0;
-    std::int64_t peakBytes = 0;  // since the last resetPeak(), as requested by the backend
+    std::int64_t peakBytes = 0; // since the last resetPeak(), as requested by the backend
     std::int64_t allocations = 0;
     // The allocator's own high-water mark where it has one (CUDA: the memory
     // pool's used-memory high-water mark, which may round sizes up).

@@ -31,7 +31,7 @@ void fillUniform(std::vector<float> &out, std::int64_t count, std::uint64_t seed
     const std::uint64_t base = mix(seed ^ mix(stream));
     for (std::int64_t k = 0; k < count; ++k) {
         const auto bits = static_cast<std::uint32_t>(mix(base + static_cast<std::uint64_t>(k)) >> 41); // 23 bits
-        const float unit = static_cast<float>(bits) * (1.0f / 8388608.0f);                           // [0, 1)
+        const float unit = static_cast<float>(bits) * (1.0f / 8388608.0f);                             // [0, 1)
         out[static_cast<std::size_t>(k)] = (2.0f * unit - 1.0f) * scale;
     }
 }
@@ -50,7 +50,9 @@ std::int64_t NetworkShape::parameterBytes() const {
     return static_cast<std::int64_t>(sizeof(float)) * (2 * layers * perLayer + 2 * elements());
 }
 
-std::int64_t forwardWorkspaceBytes(const NetworkShape &shape, int i) { return i == 0 ? 0 : shape.nodeBytes(); }
+std::int64_t forwardWorkspaceBytes(const NetworkShape &shape, int i) {
+    return i == 0 ? 0 : shape.nodeBytes();
+}
 
 std::int64_t backwardWorkspaceBytes(const NetworkShape &shape, int i) {
     return i == shape.layers ? 0 : shape.nodeBytes();

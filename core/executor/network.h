@@ -16,9 +16,9 @@
 namespace remat::exec {
 
 struct NetworkShape {
-    int layers = 64;   // n
-    int width = 1024;  // w
-    int batch = 256;   // b
+    int layers = 64;  // n
+    int width = 1024; // w
+    int batch = 256;  // b
 
     // Largest width and batch accepted (cuBLAS takes int dimensions; beyond
     // this a single node would not fit any machine anyway).
@@ -56,7 +56,9 @@ struct NetworkParameters {
     std::vector<float> target;  // w x b
 
     static NetworkParameters generate(const NetworkShape &shape, std::uint64_t seed = 1);
-    const float *weight(int layer) const { return weights.data() + std::int64_t{layer - 1} * shape.width * shape.width; }
+    const float *weight(int layer) const {
+        return weights.data() + std::int64_t{layer - 1} * shape.width * shape.width;
+    }
     const float *bias(int layer) const { return biases.data() + std::int64_t{layer - 1} * shape.width; }
 };
 
@@ -64,7 +66,7 @@ struct NetworkParameters {
 struct Gradients {
     std::vector<float> weights; // same layout as NetworkParameters::weights
     std::vector<float> biases;
-    std::vector<float> input;   // b_0
+    std::vector<float> input; // b_0
 
     bool bitwiseEqual(const Gradients &other) const;
     // Largest |x - y| over all entries; infinity when shapes differ or a value is NaN.

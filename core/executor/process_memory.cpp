@@ -31,8 +31,12 @@ std::optional<std::int64_t> kibField(const char *file, const std::string &key) {
 
 } // namespace
 
-std::optional<std::int64_t> residentBytes() { return kibField("/proc/self/status", "VmRSS"); }
-std::optional<std::int64_t> peakResidentBytes() { return kibField("/proc/self/status", "VmHWM"); }
+std::optional<std::int64_t> residentBytes() {
+    return kibField("/proc/self/status", "VmRSS");
+}
+std::optional<std::int64_t> peakResidentBytes() {
+    return kibField("/proc/self/status", "VmHWM");
+}
 
 bool resetPeakResident() {
     std::ofstream out("/proc/self/clear_refs");
@@ -47,6 +51,8 @@ void trimHeap() {
 #endif
 }
 
-std::optional<std::int64_t> availableHostBytes() { return kibField("/proc/meminfo", "MemAvailable"); }
+std::optional<std::int64_t> availableHostBytes() {
+    return kibField("/proc/meminfo", "MemAvailable");
+}
 
 } // namespace remat::exec

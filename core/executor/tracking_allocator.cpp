@@ -32,8 +32,8 @@ float *TrackingAllocator::fresh(std::int64_t bytes) {
     void *p = std::aligned_alloc(kAlignment, rounded);
     if (!p)
         throw OutOfMemory("host out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) +
-                          " bytes) with " + formatBytes(live_) + " of activations live and " +
-                          formatBytes(cached_) + " cached");
+                          " bytes) with " + formatBytes(live_) + " of activations live and " + formatBytes(cached_) +
+                          " cached");
     return static_cast<float *>(p);
 }
 

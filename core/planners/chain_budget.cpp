@@ -46,8 +46,8 @@ MinimumPeak minimumPeak(const Weights &w, const PlanCallbacks &callbacks) {
             int bestSplit = t;
             for (int j = s + 1; j <= t; ++j) {
                 advance = std::max(advance, w.advanceStep(s, j, t));
-                const std::int64_t p = std::max({advance, w.hold(s) + mp.peak[pairIndex(j, t)],
-                                                 mp.peak[pairIndex(s, j - 1)]});
+                const std::int64_t p =
+                    std::max({advance, w.hold(s) + mp.peak[pairIndex(j, t)], mp.peak[pairIndex(s, j - 1)]});
                 if (p < best) {
                     best = p;
                     bestSplit = j;
@@ -190,9 +190,9 @@ ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const P
 
     // Nodes and slots are whole numbers already; bytes are cut into steps.
     const std::int64_t step =
-        budget.unit == BudgetUnit::Bytes ? std::max<std::int64_t>(1, (budget.amount + budget.memorySteps - 1) /
-                                                                         budget.memorySteps)
-                                         : 1;
+        budget.unit == BudgetUnit::Bytes
+            ? std::max<std::int64_t>(1, (budget.amount + budget.memorySteps - 1) / budget.memorySteps)
+            : 1;
     const Weights w = step == 1 ? exact : discretize(exact, step);
     // More memory than store-all needs buys nothing; cap the table there.
     std::int64_t enough = 0;

@@ -33,7 +33,7 @@ struct ChainBudget {
 };
 
 struct ChainPlan {
-    std::vector<NodeId> order;   // compute order; insertFrees adds the frees
+    std::vector<NodeId> order;    // compute order; insertFrees adds the frees
     std::vector<int> checkpoints; // kept by the first forward sweep
     std::string description;
 };

@@ -53,8 +53,8 @@ public:
                 if (callbacks.cancelled && callbacks.cancelled())
                     throw Cancelled();
                 const std::vector<float> rows = solve(s, s + len, nullptr, 0, 0);
-                std::copy(rows.begin(), rows.end(), cost_.begin() + static_cast<std::ptrdiff_t>(
-                                                                      index_.row(s, s + len, s) * width_));
+                std::copy(rows.begin(), rows.end(),
+                          cost_.begin() + static_cast<std::ptrdiff_t>(index_.row(s, s + len, s) * width_));
             }
             done += double(n - len + 1) * std::max(1, len * len);
             if (callbacks.progress)
@@ -186,7 +186,9 @@ void emit(const ExactTable &table, const Model &chain, const Weights &w, int s, 
 
 } // namespace
 
-double exactWork(int n, int capacity) { return 3 * sumOfCubes(n) * (capacity + 1.0); }
+double exactWork(int n, int capacity) {
+    return 3 * sumOfCubes(n) * (capacity + 1.0);
+}
 
 double exactTableBytes(int n, int capacity) {
     return double(RetIndex(n).rows()) * (capacity + 1.0) * sizeof(float);

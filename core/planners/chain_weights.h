@@ -73,6 +73,8 @@ inline Weights discretize(const Weights &w, std::int64_t step) {
 }
 
 // Segments (s, t), s <= t <= n, numbered densely.
-inline std::size_t pairIndex(int s, int t) { return static_cast<std::size_t>(t) * (t + 1) / 2 + s; }
+inline std::size_t pairIndex(int s, int t) {
+    return static_cast<std::size_t>(t) * (t + 1) / 2 + s;
+}
 
 } // namespace remat::planners

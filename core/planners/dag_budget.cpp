@@ -85,8 +85,9 @@ DagPlan planDagBudget(const Model &model, BudgetUnit unit, std::int64_t budget, 
                 trial.checkpoints = current.checkpoints;
                 trial.checkpoints.erase(trial.checkpoints.begin() + static_cast<std::ptrdiff_t>(k));
                 measure(model, unit, trial);
-                const bool better = peakFirst ? (trial.peak < next.peak || (trial.peak == next.peak && trial.cost < next.cost))
-                                              : (trial.cost < next.cost || (trial.cost == next.cost && trial.peak < next.peak));
+                const bool better =
+                    peakFirst ? (trial.peak < next.peak || (trial.peak == next.peak && trial.cost < next.cost))
+                              : (trial.cost < next.cost || (trial.cost == next.cost && trial.peak < next.peak));
                 if (!any || better)
                     next = trial;
                 any = true;
@@ -105,16 +106,16 @@ DagPlan planDagBudget(const Model &model, BudgetUnit unit, std::int64_t budget, 
             best = &c;
     }
     if (!best)
-        throw InvalidArgument("budget " + amountText(unit, budget) + " is below the smallest peak " +
-                              (unit == BudgetUnit::Nodes ? std::to_string(smallest) + " nodes"
-                                                         : std::to_string(smallest) + " bytes") +
-                              " the graph heuristic reaches for this model");
+        throw InvalidArgument(
+            "budget " + amountText(unit, budget) + " is below the smallest peak " +
+            (unit == BudgetUnit::Nodes ? std::to_string(smallest) + " nodes" : std::to_string(smallest) + " bytes") +
+            " the graph heuristic reaches for this model");
     DagPlan plan;
     plan.order = orderOf(model, *best);
     plan.checkpoints = best->checkpoints;
-    plan.description = "budget " + amountText(unit, budget) + ", graph heuristic: " +
-                       (best->recomputeAll ? std::string("recompute all")
-                                           : std::to_string(best->checkpoints.size()) + " checkpoints");
+    plan.description =
+        "budget " + amountText(unit, budget) + ", graph heuristic: " +
+        (best->recomputeAll ? std::string("recompute all") : std::to_string(best->checkpoints.size()) + " checkpoints");
     return plan;
 }
 

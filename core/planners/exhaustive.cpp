@@ -28,8 +28,8 @@ struct Visit {
 std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_t budget, Measure measure) {
     const int f = model.forwardCount();
     if (f > kMaxExhaustiveForwardNodes)
-        throw LimitExceeded("exhaustive search takes models of up to " +
-                            std::to_string(kMaxExhaustiveForwardNodes) + " forward nodes, got " + std::to_string(f));
+        throw LimitExceeded("exhaustive search takes models of up to " + std::to_string(kMaxExhaustiveForwardNodes) +
+                            " forward nodes, got " + std::to_string(f));
     const int nodes = model.nodeCount();
     auto weight = [&](NodeId x) { return measure == Measure::Bytes ? model.bytes(x) : std::int64_t{1}; };
     auto workspace = [&](NodeId x) { return measure == Measure::Bytes ? model.workspace(x) : std::int64_t{0}; };

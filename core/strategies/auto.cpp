@@ -45,6 +45,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeAutoStrategy() { return std::make_unique<AutoStrategy>(); }
+std::unique_ptr<Strategy> makeAutoStrategy() {
+    return std::make_unique<AutoStrategy>();
+}
 
 } // namespace remat

@@ -36,7 +36,8 @@ public:
 protected:
     void validate(const Model &, const StrategyParams &params) const override {
         rejectUnused(params, false, false, true, true);
-        const int given = (params.budgetBytes ? 1 : 0) + (params.budgetNodes ? 1 : 0) + (params.checkpointSlots ? 1 : 0);
+        const int given =
+            (params.budgetBytes ? 1 : 0) + (params.budgetNodes ? 1 : 0) + (params.checkpointSlots ? 1 : 0);
         if (given == 0)
             throw InvalidArgument("budget needs a memory budget: --budget 2GiB (bytes), --budget 12 (nodes) or "
                                   "--slots C");
@@ -80,6 +81,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeBudgetStrategy() { return std::make_unique<BudgetStrategy>(); }
+std::unique_ptr<Strategy> makeBudgetStrategy() {
+    return std::make_unique<BudgetStrategy>();
+}
 
 } // namespace remat

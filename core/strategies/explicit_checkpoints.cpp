@@ -22,7 +22,8 @@ public:
 
     OpEstimate countOps(const Model &model, const StrategyParams &params) const override {
         const int n = model.layers();
-        const double f = planners::segmentOrderForwardEvaluations(model, params.checkpoints.value_or(std::vector<int>{}));
+        const double f =
+            planners::segmentOrderForwardEvaluations(model, params.checkpoints.value_or(std::vector<int>{}));
         return {f, n + 1.0, 2 * (f + n + 1), "2n - |C| - 1"};
     }
 
@@ -35,13 +36,14 @@ protected:
         int previous = 0;
         for (int c : *params.checkpoints) {
             if (c < 1 || c > n - 1)
-                throw InvalidArgument("checkpoint " + std::to_string(c) + " is out of range; checkpoints are forward nodes 1 to n-1 = " +
+                throw InvalidArgument("checkpoint " + std::to_string(c) +
+                                      " is out of range; checkpoints are forward nodes 1 to n-1 = " +
                                       std::to_string(n - 1) + " (a_0 is always kept, a_n goes straight to the loss)");
             if (c == previous)
                 throw InvalidArgument("checkpoint " + std::to_string(c) + " is listed twice");
             if (c < previous)
-                throw InvalidArgument("checkpoints must be in increasing order, got " + std::to_string(c) +
-                                      " after " + std::to_string(previous));
+                throw InvalidArgument("checkpoints must be in increasing order, got " + std::to_string(c) + " after " +
+                                      std::to_string(previous));
             previous = c;
         }
     }
@@ -57,6 +59,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeCheckpointsStrategy() { return std::make_unique<CheckpointsStrategy>(); }
+std::unique_ptr<Strategy> makeCheckpointsStrategy() {
+    return std::make_unique<CheckpointsStrategy>();
+}
 
 } // namespace remat

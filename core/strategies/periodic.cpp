@@ -2,8 +2,8 @@
 // each segment recomputed once in the backward pass. At most 2n forward
 // evaluations; peak about n/k + k nodes, so about 2 sqrt(n) at the default.
 #include "core/errors.h"
-#include "core/schedule_builder.h"
 #include "core/planners/dag_plans.h"
+#include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
 
 #include <cmath>
@@ -60,6 +60,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Strategy> makePeriodicStrategy() { return std::make_unique<PeriodicStrategy>(); }
+std::unique_ptr<Strategy> makePeriodicStrategy() {
+    return std::make_unique<PeriodicStrategy>();
+}
 
 } // namespace remat

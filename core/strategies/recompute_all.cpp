@@ -26,9 +26,7 @@ public:
     }
 
 protected:
-    void validate(const Model &, const StrategyParams &params) const override {
-        rejectUnused(params, false, false);
-    }
+    void validate(const Model &, const StrategyParams &params) const override { rejectUnused(params, false, false); }
 
     Schedule plan(const Model &model, const StrategyParams &) const override {
         Schedule s;
@@ -40,6 +38,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeRecomputeAllStrategy() { return std::make_unique<RecomputeAllStrategy>(); }
+std::unique_ptr<Strategy> makeRecomputeAllStrategy() {
+    return std::make_unique<RecomputeAllStrategy>();
+}
 
 } // namespace remat

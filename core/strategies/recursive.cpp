@@ -50,6 +50,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeRecursiveStrategy() { return std::make_unique<RecursiveStrategy>(); }
+std::unique_ptr<Strategy> makeRecursiveStrategy() {
+    return std::make_unique<RecursiveStrategy>();
+}
 
 } // namespace remat

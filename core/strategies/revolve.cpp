@@ -65,6 +65,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeRevolveStrategy() { return std::make_unique<RevolveStrategy>(); }
+std::unique_ptr<Strategy> makeRevolveStrategy() {
+    return std::make_unique<RevolveStrategy>();
+}
 
 } // namespace remat

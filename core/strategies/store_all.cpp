@@ -10,9 +10,7 @@ namespace {
 class StoreAllStrategy final : public Strategy {
 public:
     std::string_view name() const override { return "store-all"; }
-    std::string_view summary() const override {
-        return "as soon as possible: keep every activation, no recomputation";
-    }
+    std::string_view summary() const override { return "as soon as possible: keep every activation, no recomputation"; }
     std::string_view memoryClass() const override { return "O(n)"; }
     std::string_view computeClass() const override { return "O(n)"; }
     bool worksOnGraphs() const override { return true; }
@@ -23,9 +21,7 @@ public:
     }
 
 protected:
-    void validate(const Model &, const StrategyParams &params) const override {
-        rejectUnused(params, false, false);
-    }
+    void validate(const Model &, const StrategyParams &params) const override { rejectUnused(params, false, false); }
 
     // Forward in topological order, then every gradient in reverse: valid for
     // any DAG, since a gradient's consumers all come later in that order.
@@ -47,6 +43,8 @@ protected:
 
 } // namespace
 
-std::unique_ptr<Strategy> makeStoreAllStrategy() { return std::make_unique<StoreAllStrategy>(); }
+std::unique_ptr<Strategy> makeStoreAllStrategy() {
+    return std::make_unique<StoreAllStrategy>();
+}
 
 } // namespace remat

@@ -25,8 +25,8 @@ private slots:
         for (const auto &v : strategies) {
             const QJsonObject s = v.toObject();
             names << s["name"].toString();
-            for (const char *field : {"peak_nodes", "peak_bytes", "forward_evaluations", "recomputations",
-                                      "backward_ops", "ops", "cost"})
+            for (const char *field :
+                 {"peak_nodes", "peak_bytes", "forward_evaluations", "recomputations", "backward_ops", "ops", "cost"})
                 QVERIFY2(s.contains(field), field);
             QCOMPARE(s["backward_ops"].toInt(), 17);
             QVERIFY(s["ops"].toInt() > s["forward_evaluations"].toInt());
@@ -47,8 +47,8 @@ private slots:
     }
 
     void checkpointsAndNodeBytes() {
-        const Result r = remat::test::runRemat({"simulate", "--n", "16", "--strategy", "checkpoints", "--checkpoints", "3,7,11",
-                                "--node-bytes", "1MiB", "--json"});
+        const Result r = remat::test::runRemat({"simulate", "--n", "16", "--strategy", "checkpoints", "--checkpoints",
+                                                "3,7,11", "--node-bytes", "1MiB", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject s = QJsonDocument::fromJson(r.out).object()["strategies"].toArray()[0].toObject();
         QCOMPARE(s["name"].toString(), QString("checkpoints"));
@@ -59,7 +59,8 @@ private slots:
     void timelineCsvHasOneLinePerOp() {
         const Result json = remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--json"});
         const int ops = QJsonDocument::fromJson(json.out).object()["strategies"].toArray()[0].toObject()["ops"].toInt();
-        const Result r = remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--csv", "--timeline"});
+        const Result r =
+            remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--csv", "--timeline"});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.first(), QByteArray("strategy,step,op,node,resident_count,resident,bytes"));
@@ -102,19 +103,27 @@ private slots:
     void badInput_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("n zero") << QStringList{"simulate", "--n", "0"} << "--n must be an integer from 1 to 1000000, got '0'";
+        QTest::newRow("n zero") << QStringList{"simulate", "--n", "0"}
+                                << "--n must be an integer from 1 to 1000000, got '0'";
         QTest::newRow("n negative") << QStringList{"simulate", "--n=-4"} << "got '-4'";
         QTest::newRow("n text") << QStringList{"simulate", "--n", "ten"} << "got 'ten'";
         QTest::newRow("n fraction") << QStringList{"simulate", "--n", "2.5"} << "got '2.5'";
-        QTest::newRow("k zero") << QStringList{"simulate", "--n", "8", "--every", "0"} << "--every must be an integer from 1 to 8, got '0'";
+        QTest::newRow("k zero") << QStringList{"simulate", "--n", "8", "--every", "0"}
+                                << "--every must be an integer from 1 to 8, got '0'";
         QTest::newRow("k > n") << QStringList{"simulate", "--n", "8", "--every", "9"} << "got '9'";
         QTest::newRow("unknown strategy") << QStringList{"simulate", "--strategy", "sqrt"} << "unknown strategy 'sqrt'";
-        QTest::newRow("checkpoint out of range") << QStringList{"simulate", "--n", "8", "--checkpoints", "3,8"} << "checkpoint 8 is out of range";
-        QTest::newRow("checkpoints unsorted") << QStringList{"simulate", "--n", "8", "--checkpoints", "5,2"} << "increasing order";
-        QTest::newRow("checkpoints duplicated") << QStringList{"simulate", "--n", "8", "--checkpoints", "2,2"} << "listed twice";
-        QTest::newRow("checkpoints not numbers") << QStringList{"simulate", "--n", "8", "--checkpoints", "2,x"} << "'x' is not an integer";
-        QTest::newRow("checkpoints without list") << QStringList{"simulate", "--strategy", "checkpoints"} << "needs a list";
-        QTest::newRow("over the op limit") << QStringList{"simulate", "--n", "1000000", "--strategy", "recompute-all"} << "5.0e+11 forward evaluations";
+        QTest::newRow("checkpoint out of range")
+            << QStringList{"simulate", "--n", "8", "--checkpoints", "3,8"} << "checkpoint 8 is out of range";
+        QTest::newRow("checkpoints unsorted")
+            << QStringList{"simulate", "--n", "8", "--checkpoints", "5,2"} << "increasing order";
+        QTest::newRow("checkpoints duplicated")
+            << QStringList{"simulate", "--n", "8", "--checkpoints", "2,2"} << "listed twice";
+        QTest::newRow("checkpoints not numbers")
+            << QStringList{"simulate", "--n", "8", "--checkpoints", "2,x"} << "'x' is not an integer";
+        QTest::newRow("checkpoints without list")
+            << QStringList{"simulate", "--strategy", "checkpoints"} << "needs a list";
+        QTest::newRow("over the op limit") << QStringList{"simulate", "--n", "1000000", "--strategy", "recompute-all"}
+                                           << "5.0e+11 forward evaluations";
         QTest::newRow("unknown option") << QStringList{"simulate", "--bogus"} << "--bogus";
         QTest::newRow("no subcommand") << QStringList{} << "subcommand";
         QTest::newRow("timeline without csv") << QStringList{"simulate", "--timeline"} << "--timeline needs --csv";
@@ -122,8 +131,10 @@ private slots:
         QTest::newRow("bad node bytes") << QStringList{"simulate", "--node-bytes", "lots"} << "got 'lots'";
         QTest::newRow("sweep backwards") << QStringList{"sweep", "--n", "64..4"} << "must go upwards";
         QTest::newRow("sweep factor") << QStringList{"sweep", "--factor", "1"} << "--factor must be an integer from 2";
-        QTest::newRow("sweep over the op limit") << QStringList{"sweep", "--n", "4..100000", "--strategy", "recompute-all"} << "the limit is";
-        QTest::newRow("sweep checkpoints") << QStringList{"sweep", "--strategy", "checkpoints"} << "sweep cannot run 'checkpoints'";
+        QTest::newRow("sweep over the op limit")
+            << QStringList{"sweep", "--n", "4..100000", "--strategy", "recompute-all"} << "the limit is";
+        QTest::newRow("sweep checkpoints")
+            << QStringList{"sweep", "--strategy", "checkpoints"} << "sweep cannot run 'checkpoints'";
     }
     void badInput() {
         QFETCH(QStringList, args);

@@ -68,20 +68,20 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("read of a missing node")
             << "c a_1, f a_1, c a_2" << qint64(2) << "op 2 (compute a_2): needs a_1, which is not resident";
-        QTest::newRow("gradient needs a dropped activation")
-            << "c a_1, c a_2, f a_1, c b_2, f a_2, c b_1" << qint64(5)
-            << "op 5 (compute b_1): needs a_1, which is not resident";
+        QTest::newRow("gradient needs a dropped activation") << "c a_1, c a_2, f a_1, c b_2, f a_2, c b_1" << qint64(5)
+                                                             << "op 5 (compute b_1): needs a_1, which is not resident";
         QTest::newRow("double free") << "c a_1, f a_1, f a_1" << qint64(2)
                                      << "op 2 (free a_1): a_1 is not resident (freed twice)";
-        QTest::newRow("free of a node never computed") << "f a_2" << qint64(0) << "op 0 (free a_2): a_2 was never computed";
-        QTest::newRow("compute of a resident node") << "c a_1, c a_1" << qint64(1) << "op 1 (compute a_1): a_1 is already resident";
+        QTest::newRow("free of a node never computed")
+            << "f a_2" << qint64(0) << "op 0 (free a_2): a_2 was never computed";
+        QTest::newRow("compute of a resident node")
+            << "c a_1, c a_1" << qint64(1) << "op 1 (compute a_1): a_1 is already resident";
         QTest::newRow("compute the input") << "c a_0" << qint64(0) << "a_0 is the input batch";
         QTest::newRow("free the input") << "c a_1, f a_0" << qint64(1) << "op 1 (free a_0): a_0 is the input batch";
-        QTest::newRow("gradient twice")
-            << "c a_1, c a_2, c b_2, f b_2, c b_2" << qint64(4)
-            << "op 4 (compute b_2): b_2 was already computed";
-        QTest::newRow("free the result")
-            << "c a_1, c a_2, c b_2, c b_1, c b_0, f b_0" << qint64(5) << "b_0 is the result";
+        QTest::newRow("gradient twice") << "c a_1, c a_2, c b_2, f b_2, c b_2" << qint64(4)
+                                        << "op 4 (compute b_2): b_2 was already computed";
+        QTest::newRow("free the result") << "c a_1, c a_2, c b_2, c b_1, c b_0, f b_0" << qint64(5)
+                                         << "b_0 is the result";
         QTest::newRow("incomplete") << "c a_1, c a_2, c b_2" << qint64(-1)
                                     << "incomplete schedule: b_1 is never computed";
         QTest::newRow("empty") << "" << qint64(-1) << "incomplete schedule: b_2 is never computed";

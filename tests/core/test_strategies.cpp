@@ -66,7 +66,8 @@ private slots:
             const Summary s = run("periodic", n);
             QVERIFY2(s.forwardEvaluations <= 2 * n, qPrintable(QString("n=%1 fe=%2").arg(n).arg(s.forwardEvaluations)));
             const std::int64_t bound = 2 * std::int64_t(std::ceil(std::sqrt(double(n)))) + 3;
-            QVERIFY2(s.peakNodes <= bound, qPrintable(QString("n=%1 peak=%2 bound=%3").arg(n).arg(s.peakNodes).arg(bound)));
+            QVERIFY2(s.peakNodes <= bound,
+                     qPrintable(QString("n=%1 peak=%2 bound=%3").arg(n).arg(s.peakNodes).arg(bound)));
         }
     }
 

@@ -8,8 +8,7 @@
 
 namespace remat::exec::testing {
 
-inline Gradients runOnce(Backend &backend, const Model &model, const Schedule &schedule,
-                         StepRecord *record = nullptr) {
+inline Gradients runOnce(Backend &backend, const Model &model, const Schedule &schedule, StepRecord *record = nullptr) {
     Executor executor(backend, model, schedule);
     const StepRecord r = executor.runStep();
     if (record)

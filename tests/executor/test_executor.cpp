@@ -159,9 +159,10 @@ private slots:
             const Summary predicted = Simulator::summarize(model, p.schedule);
             StepRecord r;
             runOnce(backend, model, p.schedule, &r);
-            QVERIFY2(r.memory.peakBytes == predicted.peakBytes,
-                     qPrintable(QString::fromStdString(p.strategy) +
-                                QString(": measured %1, predicted %2").arg(r.memory.peakBytes).arg(predicted.peakBytes)));
+            QVERIFY2(
+                r.memory.peakBytes == predicted.peakBytes,
+                qPrintable(QString::fromStdString(p.strategy) +
+                           QString(": measured %1, predicted %2").arg(r.memory.peakBytes).arg(predicted.peakBytes)));
             // The schedule ends with a_0 and b_0 resident and nothing else.
             QCOMPARE(r.memory.liveBytes, 2 * params->shape.nodeBytes());
         }
@@ -231,13 +232,14 @@ private slots:
         StepOptions options;
         options.cancelled = [&checks] { return ++checks > 5; };
         QVERIFY_THROWS_EXCEPTION(Cancelled, executor.runStep(options));
-        QCOMPARE(checks, 6);                           // asked before each op, stopped before the sixth
+        QCOMPARE(checks, 6); // asked before each op, stopped before the sixth
         const StepRecord r = executor.runStep();
         QCOMPARE(r.memory.peakBytes, executor.predicted().peakBytes);
 
         int calls = 0;
         const CancelCheck afterOneStep = [&calls, &s] { return ++calls > static_cast<int>(s.ops.size()) + 3; };
-        QVERIFY_THROWS_EXCEPTION(Cancelled, measure(backend, model, s, MeasureOptions{3}, afterOneStep)); // inside the second step
+        QVERIFY_THROWS_EXCEPTION(Cancelled,
+                                 measure(backend, model, s, MeasureOptions{3}, afterOneStep)); // inside the second step
         QVERIFY(calls > static_cast<int>(s.ops.size()));
     }
 
@@ -262,8 +264,8 @@ private slots:
             runOnce(backend, model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
         for (const Planned &p : schedules) {
             const Gradients g = runOnce(backend, model, p.schedule);
-            QVERIFY2(g.bitwiseEqual(reference),
-                     qPrintable(QString::fromStdString(p.strategy) + QString(": max |diff| %1").arg(g.maxAbsDiff(reference))));
+            QVERIFY2(g.bitwiseEqual(reference), qPrintable(QString::fromStdString(p.strategy) +
+                                                           QString(": max |diff| %1").arg(g.maxAbsDiff(reference))));
         }
     }
 

@@ -65,11 +65,10 @@ private slots:
         QTest::newRow("negative batch") << QStringList{"--batch", "-4"} << "--batch";
         QTest::newRow("overflowing batch") << QStringList{"--batch", "99999999999999999999999"} << "--batch";
         QTest::newRow("width beyond limit") << QStringList{"--width", "65537"} << "--width";
-        QTest::newRow("absurd parameters") << QStringList{"--n", "100", "--width", "65536", "--batch", "1",
-                                                          "--strategy", "store-all"}
-                                           << "available";
-        QTest::newRow("absurd activations") << QStringList{"--n", "2", "--width", "65536", "--batch", "1048576"}
-                                            << "available";
+        QTest::newRow("absurd parameters")
+            << QStringList{"--n", "100", "--width", "65536", "--batch", "1", "--strategy", "store-all"} << "available";
+        QTest::newRow("absurd activations")
+            << QStringList{"--n", "2", "--width", "65536", "--batch", "1048576"} << "available";
         QTest::newRow("unknown backend") << QStringList{"--backend", "tpu", "--n", "2"} << "--backend";
         QTest::newRow("unknown strategy") << QStringList{"--strategy", "magic"} << "magic";
         QTest::newRow("zero repeat") << QStringList{"--repeat", "0"} << "--repeat";

@@ -30,8 +30,7 @@ MainWindow::Options fresh() {
     return o;
 }
 
-template <class W>
-W *child(QObject &parent, const char *name) {
+template <class W> W *child(QObject &parent, const char *name) {
     W *w = parent.findChild<W *>(QString::fromLatin1(name));
     if (!w)
         qFatal("no widget named %s", name);
@@ -134,12 +133,18 @@ void TestExportDialog::badPathIsReportedInTheDialog() {
 void TestExportDialog::menusOfferTheActions_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("shortcut");
-    QTest::newRow("gif") << "Export timeline as &GIF\u2026" << "Ctrl+E";
-    QTest::newRow("png") << "Export this moment as &PNG\u2026" << "Ctrl+Shift+P";
-    QTest::newRow("csv") << "Export timelines as &CSV\u2026" << "Ctrl+Shift+C";
-    QTest::newRow("json") << "Export summary as &JSON\u2026" << "Ctrl+Shift+J";
-    QTest::newRow("scaling") << "&Scaling laws\u2026" << "Ctrl+L";
-    QTest::newRow("measure") << "&Measure on the execution core\u2026" << "Ctrl+M";
+    QTest::newRow("gif") << "Export timeline as &GIF\u2026"
+                         << "Ctrl+E";
+    QTest::newRow("png") << "Export this moment as &PNG\u2026"
+                         << "Ctrl+Shift+P";
+    QTest::newRow("csv") << "Export timelines as &CSV\u2026"
+                         << "Ctrl+Shift+C";
+    QTest::newRow("json") << "Export summary as &JSON\u2026"
+                          << "Ctrl+Shift+J";
+    QTest::newRow("scaling") << "&Scaling laws\u2026"
+                             << "Ctrl+L";
+    QTest::newRow("measure") << "&Measure on the execution core\u2026"
+                             << "Ctrl+M";
 }
 
 void TestExportDialog::menusOfferTheActions() {

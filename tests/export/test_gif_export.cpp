@@ -13,8 +13,8 @@
 
 using namespace remat;
 using namespace remat::exporting;
-using remat::testing::decodeGif;
 using remat::testing::DecodedGif;
+using remat::testing::decodeGif;
 
 namespace {
 
@@ -90,9 +90,9 @@ void TestGifExport::samplingKeepsFirstAndLast() {
     std::vector<double> events;
     for (int i = 0; i <= 1000; ++i)
         events.push_back(i * 0.5);
-    for (const FrameSampling sampling : {FrameSampling{FrameSampling::Mode::MaxFrames, 1, 300},
-                                         FrameSampling{FrameSampling::Mode::EveryKth, 7, 0},
-                                         FrameSampling{FrameSampling::Mode::EveryOp, 1, 0}}) {
+    for (const FrameSampling sampling :
+         {FrameSampling{FrameSampling::Mode::MaxFrames, 1, 300}, FrameSampling{FrameSampling::Mode::EveryKth, 7, 0},
+          FrameSampling{FrameSampling::Mode::EveryOp, 1, 0}}) {
         const std::vector<double> s = sampleEvents(events, sampling);
         QCOMPARE(s.front(), events.front());
         QCOMPARE(s.back(), events.back());
@@ -148,9 +148,9 @@ void TestGifExport::paletteMapsAppColoursExactly() {
         }
         // An anti-aliased pixel half way between the background and the resident
         // fill lands on a shade between them, not on some unrelated colour.
-        const QRgb half = qRgb((p.background.red() + p.resident.red()) / 2,
-                               (p.background.green() + p.resident.green()) / 2,
-                               (p.background.blue() + p.resident.blue()) / 2);
+        const QRgb half =
+            qRgb((p.background.red() + p.resident.red()) / 2, (p.background.green() + p.resident.green()) / 2,
+                 (p.background.blue() + p.resident.blue()) / 2);
         const QRgb mapped = gif.color(gif.indexOf(half));
         QVERIFY(std::abs(qRed(mapped) - qRed(half)) <= 24);
         QVERIFY(std::abs(qGreen(mapped) - qGreen(half)) <= 24);
@@ -255,7 +255,9 @@ void TestGifExport::nodeCentresShowTheResidentSet() {
                 const QRgb rgb = gif.frames[f].pixel(static_cast<int>(c.x()), static_cast<int>(c.y())) | 0xff000000u;
                 const bool resident = state.resident[id] != 0;
                 const QString where = QStringLiteral("frame %1 pane %2 step %3 node %4 colour %5")
-                                          .arg(f).arg(p).arg(step)
+                                          .arg(f)
+                                          .arg(p)
+                                          .arg(step)
                                           .arg(QString::fromStdString(model.name(id)))
                                           .arg(QColor(rgb).name());
                 if (resident) {
@@ -325,8 +327,9 @@ void TestGifExport::cancelledExportLeavesExistingFileUntouched() {
     options.picture.size = QSize(480, 270);
     TimelineGifExport job(seedPanes(16), options);
     int painted = 0;
-    QVERIFY_THROWS_EXCEPTION(Cancelled, job.run(path, [&](int done, int) { painted = done; },
-                                                [&] { return painted >= 5; }));
+    QVERIFY_THROWS_EXCEPTION(Cancelled,
+                             job.run(
+                                 path, [&](int done, int) { painted = done; }, [&] { return painted >= 5; }));
     QCOMPARE(painted, 5);
     QCOMPARE(readAll(path), QByteArray("an earlier export"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("keep.gif")});

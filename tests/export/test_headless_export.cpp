@@ -78,12 +78,12 @@ void TestHeadlessExport::exportsAValidGif_data() {
                                    << 960 << 540 << 300 << 0;
     QTest::newRow("pane only, 3 loops") << QStringList{"--pane-only", "--width", "480", "--loops", "3"} << 480 << 240
                                         << 300 << 2;
-    QTest::newRow("dark, every 4th, by op") << QStringList{"--theme", "dark", "--frame-every", "4", "--sync", "ops",
-                                                           "--width", "640", "--height", "400", "--loops", "1"}
+    QTest::newRow("dark, every 4th, by op") << QStringList{"--theme", "dark", "--frame-every", "4",   "--sync",  "ops",
+                                                           "--width", "640",  "--height",      "400", "--loops", "1"}
                                             << 640 << 400 << 1000 << -1;
-    QTest::newRow("title card, few frames") << QStringList{"--title-frame", "1500", "--max-frames", "12", "--width",
-                                                           "320", "--caption", "n = 16"}
-                                            << 320 << 180 << 13 << 0;
+    QTest::newRow("title card, few frames")
+        << QStringList{"--title-frame", "1500", "--max-frames", "12", "--width", "320", "--caption", "n = 16"} << 320
+        << 180 << 13 << 0;
 }
 
 void TestHeadlessExport::exportsAValidGif() {
@@ -94,8 +94,9 @@ void TestHeadlessExport::exportsAValidGif() {
     QFETCH(int, loopCount);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("out.gif"));
-    const Run run = runProgram("REMAT_STUDIO_EXE", QStringList{"--export-gif", path, "--n", "16", "--strategies",
-                                                                "store-all,recompute-all,periodic"} + options);
+    const Run run = runProgram(
+        "REMAT_STUDIO_EXE",
+        QStringList{"--export-gif", path, "--n", "16", "--strategies", "store-all,recompute-all,periodic"} + options);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.isEmpty());
     QVERIFY(run.out.startsWith("wrote " + path.toLocal8Bit()));
@@ -126,7 +127,8 @@ void TestHeadlessExport::badOptionsExit2AndTouchNothing_data() {
     QTest::newRow("n 0") << QStringList{"--n", "0"} << "--n must be an integer from 1";
     QTest::newRow("sync") << QStringList{"--sync", "wall"} << "--sync must be 'cost' or 'ops', got 'wall'";
     QTest::newRow("every too big") << QStringList{"--every", "99"} << "--every must be an integer from 1 to 16";
-    QTest::newRow("bad folder") << QStringList{"--export-png", "/nonexistent/dir/x.png"} << "cannot write '/nonexistent/dir/x.png'";
+    QTest::newRow("bad folder") << QStringList{"--export-png", "/nonexistent/dir/x.png"}
+                                << "cannot write '/nonexistent/dir/x.png'";
 }
 
 void TestHeadlessExport::badOptionsExit2AndTouchNothing() {
@@ -152,9 +154,10 @@ void TestHeadlessExport::reportsMatchTheCli() {
     QTemporaryDir dir;
     const QString json = dir.filePath("s.json"), csv = dir.filePath("t.csv"), summary = dir.filePath("s.csv");
     const QStringList strategies{"--n", "12", "--every", "3"};
-    const Run run = runProgram("REMAT_STUDIO_EXE", QStringList{"--export-json", json, "--export-csv", csv,
-                                                                "--export-summary-csv", summary, "--strategies",
-                                                                "store-all,recompute-all,periodic"} + strategies);
+    const Run run =
+        runProgram("REMAT_STUDIO_EXE", QStringList{"--export-json", json, "--export-csv", csv, "--export-summary-csv",
+                                                   summary, "--strategies", "store-all,recompute-all,periodic"} +
+                                           strategies);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QStringList cli{"simulate", "--strategy", "store-all,recompute-all,periodic"};
     const Run cliJson = runProgram("REMAT_CLI_EXE", cli + strategies + QStringList{"--json"});
@@ -182,7 +185,8 @@ void TestHeadlessExport::modelFile() {
     // A graph with skip connections from the shipped examples, drawn with its skip edges.
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("unet.gif"));
-    const QString model = qEnvironmentVariable("REMAT_SOURCE_DIR") + QStringLiteral("/resources/models/unet-batch8.json");
+    const QString model =
+        qEnvironmentVariable("REMAT_SOURCE_DIR") + QStringLiteral("/resources/models/unet-batch8.json");
     const Run run = runProgram("REMAT_STUDIO_EXE", {"--export-gif", path, "--model", model, "--strategies", "store-all",
                                                     "--width", "640", "--max-frames", "20"});
     QVERIFY2(run.exitCode == 0, run.err.constData());

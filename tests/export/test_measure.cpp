@@ -33,7 +33,9 @@ PaneConfig config(const std::string &strategy, std::optional<int> every = std::n
     return c;
 }
 
-std::vector<PaneConfig> seed() { return {config("store-all"), config("recompute-all"), config("periodic", 4)}; }
+std::vector<PaneConfig> seed() {
+    return {config("store-all"), config("recompute-all"), config("periodic", 4)};
+}
 
 MeasureSettings settingsFor(const std::string &backend, int width, int batch) {
     MeasureSettings s;
@@ -182,8 +184,9 @@ void TestMeasure::cancelStopsInsideAStrategy() {
     // Asked once per op: stopping after a few ops of the first strategy's
     // steps, before any strategy finished, proves the executor was stopped.
     int done = 0, checks = 0;
-    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(seed(), 16, settingsFor("cpu", 16, 4), [&](int d, int) { done = d; },
-                                                     [&] { return ++checks > 40; }));
+    QVERIFY_THROWS_EXCEPTION(Cancelled, measurePanes(
+                                            seed(), 16, settingsFor("cpu", 16, 4), [&](int d, int) { done = d; },
+                                            [&] { return ++checks > 40; }));
     QCOMPARE(done, 0);
     QCOMPARE(checks, 41);
 }
@@ -281,7 +284,8 @@ void TestMeasure::overlayOnlyForTheSameOps() {
     const MeasureReport report = measurePanes({config("store-all")}, 6, settingsFor("cpu", 8, 2));
     auto model = std::make_shared<const Model>(Model::chain(6));
     auto same = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("store-all").makeSchedule(*model, {}));
-    auto otherOps = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("recompute-all").makeSchedule(*model, {}));
+    auto otherOps =
+        std::make_shared<const Schedule>(StrategyRegistry::builtin().get("recompute-all").makeSchedule(*model, {}));
     const Timeline a = Simulator::replay(model, same).timeline;
     const Timeline b = Simulator::replay(model, otherOps).timeline;
     const PaneOverlay good = measuredInPaneBytes(a, report.panes[0], report.shape.nodeBytes());

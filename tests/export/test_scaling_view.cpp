@@ -37,9 +37,8 @@ void TestScalingView::seedLaws() {
     QFETCH(double, memory);
     QFETCH(double, compute);
     static const std::vector<ScalingSeries> all = computeScaling(doublings(4, 4096));
-    const auto it = std::find_if(all.begin(), all.end(), [&](const ScalingSeries &s) {
-        return s.strategy == strategy.toStdString();
-    });
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const ScalingSeries &s) { return s.strategy == strategy.toStdString(); });
     QVERIFY(it != all.end());
     QCOMPARE(it->n.size(), std::size_t{11});
     QVERIFY2(it->stoppedAt.empty(), it->stoppedAt.c_str());
@@ -50,7 +49,8 @@ void TestScalingView::seedLaws() {
 void TestScalingView::cancelStops() {
     int calls = 0;
     QVERIFY_THROWS_EXCEPTION(remat::Cancelled,
-                             computeScaling(doublings(4, 4096), [&](int, int) { ++calls; }, [&] { return calls >= 3; }));
+                             computeScaling(
+                                 doublings(4, 4096), [&](int, int) { ++calls; }, [&] { return calls >= 3; }));
     QCOMPARE(calls, 3);
 }
 

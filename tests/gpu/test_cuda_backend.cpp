@@ -3,10 +3,10 @@
 // gradients within the documented tolerance.
 #include "cuda_skip.h"
 
+#include "../executor/step_helpers.h"
 #include "core/executor/cpu_backend.h"
 #include "core/executor/executor.h"
 #include "core/strategy_registry.h"
-#include "../executor/step_helpers.h"
 
 #include <cmath>
 #include <memory>

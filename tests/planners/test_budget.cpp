@@ -21,8 +21,7 @@ Schedule planBudget(const Model &model, StrategyParams p) {
 }
 
 std::int64_t storeAllPeakBytes(const Model &model) {
-    return Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}))
-        .peakBytes;
+    return Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {})).peakBytes;
 }
 
 } // namespace
@@ -57,8 +56,9 @@ private slots:
             const Summary referee = Simulator::summarize(model, best->schedule);
             QCOMPARE(referee.cost, best->cost);
             QVERIFY(referee.peakBytes <= budget);
-            QVERIFY2(s.cost <= best->cost + 1e-9,
-                     qPrintable(QString("budget %1: planner %2, exhaustive %3").arg(budget).arg(s.cost).arg(best->cost)));
+            QVERIFY2(
+                s.cost <= best->cost + 1e-9,
+                qPrintable(QString("budget %1: planner %2, exhaustive %3").arg(budget).arg(s.cost).arg(best->cost)));
         }
     }
 

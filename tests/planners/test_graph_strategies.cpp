@@ -58,7 +58,8 @@ private slots:
         const Model chain = Model::chain(20);
         for (const std::vector<int> &cps : {std::vector<int>{}, std::vector<int>{5, 10, 15}, std::vector<int>{1, 19}}) {
             const auto order = planners::segmentOrder(chain, cps);
-            const auto forward = std::count_if(order.begin(), order.end(), [&](NodeId id) { return !chain.isBackward(id); });
+            const auto forward =
+                std::count_if(order.begin(), order.end(), [&](NodeId id) { return !chain.isBackward(id); });
             QCOMPARE(double(forward), double(2 * 20 - cps.size() - 1));
             QCOMPARE(planners::segmentOrderForwardEvaluations(chain, cps), double(forward));
         }
@@ -125,8 +126,8 @@ private slots:
                 }
             }
         }
-        qInfo("graph budget heuristic: %d budgets, mean cost ratio %.3f, worst %.3f, %d feasible budgets missed",
-              cases, total / cases, worst, missed);
+        qInfo("graph budget heuristic: %d budgets, mean cost ratio %.3f, worst %.3f, %d feasible budgets missed", cases,
+              total / cases, worst, missed);
         // Regression bounds around what was measured (mean 1.046, worst 2.125,
         // 2 of 164 feasible budgets missed; docs/planners.md): the heuristic
         // only searches checkpoint-segment plans, which tight budgets punish.

@@ -87,16 +87,22 @@ private slots:
     void badFilesNameFileAndPlace_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << "{\n  \"nodes\": [\n    {\"name\": \"x\" \"bytes\": 1}\n  ]\n}" << "m.json: line 3, column";
-        QTest::newRow("not an object") << "[1, 2]" << "m.json: /: expected an object";
-        QTest::newRow("no nodes") << "{}" << "m.json: /: missing \"nodes\"";
-        QTest::newRow("one node") << R"({"nodes": [{"name": "in", "bytes": 4}]})" << "m.json: /nodes: expected an array of at least two";
+        QTest::newRow("syntax") << "{\n  \"nodes\": [\n    {\"name\": \"x\" \"bytes\": 1}\n  ]\n}"
+                                << "m.json: line 3, column";
+        QTest::newRow("not an object") << "[1, 2]"
+                                       << "m.json: /: expected an object";
+        QTest::newRow("no nodes") << "{}"
+                                  << "m.json: /: missing \"nodes\"";
+        QTest::newRow("one node") << R"({"nodes": [{"name": "in", "bytes": 4}]})"
+                                  << "m.json: /nodes: expected an array of at least two";
         QTest::newRow("bad bytes") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": true}]})"
                                    << "m.json: /nodes/1/bytes: expected a size";
-        QTest::newRow("bad unit text") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": "3 parsecs"}]})"
-                                       << "m.json: /nodes/1/bytes: expected a size such as 4096 or \"2 MiB\"";
-        QTest::newRow("negative cost") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "forward_cost": -1}]})"
-                                       << "m.json: /nodes/1/forward_cost: expected a cost >= 0";
+        QTest::newRow("bad unit text")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": "3 parsecs"}]})"
+            << "m.json: /nodes/1/bytes: expected a size such as 4096 or \"2 MiB\"";
+        QTest::newRow("negative cost")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "forward_cost": -1}]})"
+            << "m.json: /nodes/1/forward_cost: expected a cost >= 0";
         QTest::newRow("typo") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "byts": 4}]})"
                               << "m.json: /nodes/1/byts: unknown key";
         QTest::newRow("duplicate name") << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "in", "bytes": 4}]})"
@@ -113,8 +119,10 @@ private slots:
         QTest::newRow("no input edge")
             << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "x", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "l"], ["x", "l"]]})"
             << "m.json: /nodes/1: no edge leads into \"x\"";
-        QTest::newRow("bad units") << R"({"units": {"bytes": "parsec"}, "nodes": []})" << "m.json: /units/bytes: expected a unit";
-        QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})" << "m.json: /version: this remat reads version 1";
+        QTest::newRow("bad units") << R"({"units": {"bytes": "parsec"}, "nodes": []})"
+                                   << "m.json: /units/bytes: expected a unit";
+        QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})"
+                                       << "m.json: /version: this remat reads version 1";
     }
     void badFilesNameFileAndPlace() {
         QFETCH(QString, text);

@@ -22,27 +22,34 @@ class TestPlanCli : public QObject {
     Q_OBJECT
 private slots:
     void planPrintsCheckpointsAndCostAgainstStoreAll() {
-        const Result r = remat::test::runRemat({"plan", "--model", example("vgg16-batch32.json"), "--budget", "1.2GiB"});
+        const Result r =
+            remat::test::runRemat({"plan", "--model", example("vgg16-batch32.json"), "--budget", "1.2GiB"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.isEmpty());
-        for (const char *word : {"checkpoints kept from the forward pass", "budget", "store-all", "against store-all",
-                                 "GFLOP"})
+        for (const char *word :
+             {"checkpoints kept from the forward pass", "budget", "store-all", "against store-all", "GFLOP"})
             QVERIFY2(r.out.contains(word), word);
     }
 
     void planJsonRespectsTheBudget_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("budget");
-        QTest::newRow("vgg16") << "vgg16-batch32.json" << "1.2GiB";
-        QTest::newRow("gpt2") << "gpt2-small.json" << "4GiB";
-        QTest::newRow("mlp nodes") << "mlp-uniform.json" << "7";
-        QTest::newRow("resnet") << "resnet18-batch32.json" << "300MiB";
-        QTest::newRow("unet") << "unet-batch8.json" << "1.3GiB";
+        QTest::newRow("vgg16") << "vgg16-batch32.json"
+                               << "1.2GiB";
+        QTest::newRow("gpt2") << "gpt2-small.json"
+                              << "4GiB";
+        QTest::newRow("mlp nodes") << "mlp-uniform.json"
+                                   << "7";
+        QTest::newRow("resnet") << "resnet18-batch32.json"
+                                << "300MiB";
+        QTest::newRow("unet") << "unet-batch8.json"
+                              << "1.3GiB";
     }
     void planJsonRespectsTheBudget() {
         QFETCH(QString, file);
         QFETCH(QString, budget);
-        const Result r = remat::test::runRemat({"plan", "--model", example(qPrintable(file)), "--budget", budget, "--json"});
+        const Result r =
+            remat::test::runRemat({"plan", "--model", example(qPrintable(file)), "--budget", budget, "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
         const QJsonObject plan = doc["plan"].toObject();
@@ -56,27 +63,32 @@ private slots:
     }
 
     void simulateTakesThePlannersOptions() {
-        const Result r = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "recursive", "--slots", "4", "--json"});
+        const Result r =
+            remat::test::runRemat({"simulate", "--n", "40", "--strategy", "recursive", "--slots", "4", "--json"});
         QCOMPARE(r.exitCode, 2); // recursive takes no --slots: refused by name
         QVERIFY2(r.err.contains("--slots applies to revolve and budget"), r.err.constData());
         QVERIFY(r.out.isEmpty());
-        const Result ok = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "revolve", "--slots", "4", "--json"});
+        const Result ok =
+            remat::test::runRemat({"simulate", "--n", "40", "--strategy", "revolve", "--slots", "4", "--json"});
         QCOMPARE(ok.exitCode, 0);
         const QJsonObject s = QJsonDocument::fromJson(ok.out).object()["strategies"].toArray()[0].toObject();
         // T(41, 4) = r l - beta(5, r-1) with r = 4: 4 * 41 - C(8, 5) = 108.
         QCOMPARE(s["forward_evaluations"].toInt(), 108);
-        const Result budget = remat::test::runRemat({"simulate", "--n", "40", "--strategy", "budget", "--budget", "8", "--json"});
+        const Result budget =
+            remat::test::runRemat({"simulate", "--n", "40", "--strategy", "budget", "--budget", "8", "--json"});
         QCOMPARE(budget.exitCode, 0);
         const QJsonObject b = QJsonDocument::fromJson(budget.out).object()["strategies"].toArray()[0].toObject();
         QVERIFY(b["peak_nodes"].toInt() <= 8);
-        const Result graph = remat::test::runRemat({"simulate", "--model", example("resnet18-batch32.json"), "--strategy", "auto"});
+        const Result graph =
+            remat::test::runRemat({"simulate", "--model", example("resnet18-batch32.json"), "--strategy", "auto"});
         QCOMPARE(graph.exitCode, 0);
     }
 
     void refusalsAreOneLineWithExitStatus2_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("below minimum") << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "1MiB"}
+        QTest::newRow("below minimum") << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget",
+                                                      "1MiB"}
                                        << "is below the minimum feasible";
         QTest::newRow("zero slots") << QStringList{"simulate", "--n", "10", "--strategy", "revolve", "--slots", "0"}
                                     << "--slots";
@@ -101,8 +113,9 @@ private slots:
     void badModelFilesNameFileAndPlace_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << QByteArray("{\n  \"nodes\": [\n    {\"name\": \"in\", \"bytes\": 4},\n    {\"name\": "
-                                              "\"l\" \"bytes\": 4}\n  ]\n}\n")
+        QTest::newRow("syntax") << QByteArray(
+                                       "{\n  \"nodes\": [\n    {\"name\": \"in\", \"bytes\": 4},\n    {\"name\": "
+                                       "\"l\" \"bytes\": 4}\n  ]\n}\n")
                                 << "bad.json: line 4, column";
         QTest::newRow("pointer") << QByteArray(R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": -3}]})")
                                  << "bad.json: /nodes/1/bytes: expected a size";
@@ -116,8 +129,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(text);
         f.close();
-        for (const QStringList &args : {QStringList{"plan", "--model", path, "--budget", "1GiB"},
-                                        QStringList{"simulate", "--model", path}}) {
+        for (const QStringList &args :
+             {QStringList{"plan", "--model", path, "--budget", "1GiB"}, QStringList{"simulate", "--model", path}}) {
             const Result r = remat::test::runRemat(args);
             QCOMPARE(r.exitCode, 2);
             QVERIFY(r.out.isEmpty());

@@ -136,8 +136,7 @@ private slots:
         // One kept node per halving, plus the working pair and two gradients.
         QVERIFY2(s.peakNodes <= levels + 4, qPrintable(QString("peak %1, levels %2").arg(s.peakNodes).arg(levels)));
         // Each halving level re-runs at most the whole chain once.
-        QVERIFY2(s.forwardEvaluations <= n * (levels + 1),
-                 qPrintable(QString("forward %1").arg(s.forwardEvaluations)));
+        QVERIFY2(s.forwardEvaluations <= n * (levels + 1), qPrintable(QString("forward %1").arg(s.forwardEvaluations)));
         QCOMPARE(s.backwardOps, std::int64_t(n + 1));
     }
 };

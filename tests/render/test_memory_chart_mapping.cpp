@@ -30,11 +30,12 @@ private slots:
         QCOMPARE(m.timeToX(0), plot.left());
         QCOMPARE(m.timeToX(maxTime), plot.right()); // the last op ends at the right edge
         QCOMPARE(m.bytesToY(0), plot.bottom());     // zero bytes at the bottom
-        QVERIFY(m.bytesTop >= maxBytes);             // the peak fits under the top
+        QVERIFY(m.bytesTop >= maxBytes);            // the peak fits under the top
         QVERIFY(m.bytesToY(double(maxBytes)) > plot.top());
         for (const double f : {0.0, 0.13, 0.5, 0.99, 1.0}) {
             QVERIFY(qAbs(m.xToTime(m.timeToX(f * maxTime)) - f * maxTime) <= 1e-9 * (1 + maxTime));
-            QVERIFY(qAbs(m.yToBytes(m.bytesToY(f * double(maxBytes))) - f * double(maxBytes)) <= 1e-6 * (1 + double(maxBytes)));
+            QVERIFY(qAbs(m.yToBytes(m.bytesToY(f * double(maxBytes))) - f * double(maxBytes)) <=
+                    1e-6 * (1 + double(maxBytes)));
         }
         QVERIFY(m.bytesToY(double(maxBytes)) < m.bytesToY(double(maxBytes) / 2)); // more bytes, higher up
     }
@@ -102,7 +103,8 @@ private slots:
         auto timeline = std::make_shared<const Timeline>(replay.timeline);
         render::MemoryChartPainter chart;
         chart.setSeries({{timeline, strategy, replay.summary.peakBytes, replay.summary.peakStep}}, timeAxis);
-        const MemoryChartMapping m = MemoryChartMapping::make(QRectF(40, 20, 800, 200), chart.maxTime(), replay.summary.peakBytes);
+        const MemoryChartMapping m =
+            MemoryChartMapping::make(QRectF(40, 20, 800, 200), chart.maxTime(), replay.summary.peakBytes);
         const QPointF p = chart.peakPoint(m, 0);
         QCOMPARE(p.y(), m.bytesToY(double(replay.summary.peakBytes)));
         const double start = render::opStartTime(*timeline, replay.summary.peakStep, timeAxis);
@@ -144,8 +146,10 @@ private slots:
             QCOMPARE(boxes[i].size(), wanted[i].size());
             for (std::size_t j = 0; j < boxes.size(); ++j) {
                 if (j != i)
-                    QVERIFY2(!boxes[i].intersects(boxes[j]), qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
-                QVERIFY2(!boxes[i].intersects(markers[j]), qPrintable(QString("label %1 covers marker %2").arg(i).arg(j)));
+                    QVERIFY2(!boxes[i].intersects(boxes[j]),
+                             qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
+                QVERIFY2(!boxes[i].intersects(markers[j]),
+                         qPrintable(QString("label %1 covers marker %2").arg(i).arg(j)));
             }
             // Each stays near its own peak: within a few label heights.
             QVERIFY(std::abs(boxes[i].center().y() - wanted[i].center().y()) <= 5 * (h + 1));
@@ -161,7 +165,8 @@ private slots:
         auto model = std::make_shared<const Model>(Model::chain(16));
         std::vector<render::MemoryChartPainter::Series> series;
         for (const char *name : {"store-all", "store-all", "store-all"}) {
-            auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(name).makeSchedule(*model, {}));
+            auto schedule =
+                std::make_shared<const Schedule>(StrategyRegistry::builtin().get(name).makeSchedule(*model, {}));
             const Replay replay = Simulator::replay(model, schedule);
             series.push_back({std::make_shared<const Timeline>(replay.timeline), name, replay.summary.peakBytes,
                               replay.summary.peakStep});
@@ -183,7 +188,8 @@ private slots:
     // A measured curve above the prediction raises the axis: a mismatch is never clipped.
     void measuredOverlayFitsTheAxis() {
         auto model = std::make_shared<const Model>(Model::chain(8));
-        auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get("store-all").makeSchedule(*model, {}));
+        auto schedule =
+            std::make_shared<const Schedule>(StrategyRegistry::builtin().get("store-all").makeSchedule(*model, {}));
         const Replay replay = Simulator::replay(model, schedule);
         auto timeline = std::make_shared<const Timeline>(replay.timeline);
         render::MemoryChartPainter chart;

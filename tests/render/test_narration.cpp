@@ -12,11 +12,16 @@ using namespace remat;
 namespace {
 std::shared_ptr<const Timeline> replay(const std::string &strategy, int n, const StrategyParams &params = {}) {
     auto model = std::make_shared<const Model>(Model::chain(n));
-    auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, params));
+    auto schedule =
+        std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, params));
     return std::make_shared<const Timeline>(Simulator::replay(model, schedule).timeline);
 }
-bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
-bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+bool startsWith(const std::string &s, const std::string &prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+bool contains(const std::string &s, const std::string &part) {
+    return s.find(part) != std::string::npos;
+}
 } // namespace
 
 class TestNarration : public QObject {

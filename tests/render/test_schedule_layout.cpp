@@ -8,9 +8,9 @@
 
 #include <cmath>
 
-using remat::render::ScheduleLayout;
 using remat::Model;
 using remat::NodeId;
+using remat::render::ScheduleLayout;
 
 class TestScheduleLayout : public QObject {
     Q_OBJECT
@@ -38,7 +38,7 @@ private slots:
             const QPointF f = l.forwardCenter(i), b = l.backwardCenter(i);
             QVERIFY(inside.contains(f) && inside.contains(b));
             QVERIFY(f.x() >= a0.x() - 1e-9 && f.y() >= a0.y() - 1e-9); // a_0 at the top left
-            QCOMPARE(b.x(), f.x());                                     // b_i right under a_i
+            QCOMPARE(b.x(), f.x());                                    // b_i right under a_i
             QVERIFY(b.y() - f.y() >= 2 * l.radius);
             if (i > 0 && l.band(i) == l.band(i - 1))
                 QVERIFY(f.x() - l.forwardCenter(i - 1).x() >= 2 * l.radius); // left to right
@@ -57,7 +57,8 @@ private slots:
         QCOMPARE(l.hitTest(QPointF(area.left() - 50, area.top() - 50)), -1LL);
         // Labels never crowd: the labelled nodes are far enough apart.
         if (l.labelEvery > 0)
-            QVERIFY(l.labelEvery * l.pitch >= ScheduleLayout::kMinLabelSpacing && l.pitch >= ScheduleLayout::kMinLabelPitch);
+            QVERIFY(l.labelEvery * l.pitch >= ScheduleLayout::kMinLabelSpacing &&
+                    l.pitch >= ScheduleLayout::kMinLabelPitch);
     }
 
     void labelsThinOutWhenNodesGetSmall() {
@@ -80,7 +81,6 @@ private slots:
     }
 };
 
-
 void TestScheduleLayout::skipEdgesArcAwayFromTheOtherRow_data() {
     QTest::addColumn<QSizeF>("size");
     QTest::addRow("one band") << QSizeF(1400, 150);
@@ -93,7 +93,8 @@ void TestScheduleLayout::skipEdgesArcAwayFromTheOtherRow_data() {
 void TestScheduleLayout::skipEdgesArcAwayFromTheOtherRow() {
     QFETCH(QSizeF, size);
     const Model model = remat::loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() +
-                                             "/resources/models/unet-batch8.json").model;
+                                             "/resources/models/unet-batch8.json")
+                            .model;
     QVERIFY(!model.isChain());
     const ScheduleLayout l = ScheduleLayout::make(model.forwardCount(), QRectF(QPointF(0, 0), size));
     int skips = 0, crossings = 0;

@@ -21,10 +21,11 @@ std::shared_ptr<const Timeline> replay(const std::string &strategy, int n, const
                                        const QString &modelFile = {}) {
     auto model = std::make_shared<const Model>(
         modelFile.isEmpty() ? Model::chain(n)
-                            : loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/" +
-                                            modelFile.toStdString())
+                            : loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() +
+                                            "/resources/models/" + modelFile.toStdString())
                                   .model);
-    auto schedule = std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, params));
+    auto schedule =
+        std::make_shared<const Schedule>(StrategyRegistry::builtin().get(strategy).makeSchedule(*model, params));
     return std::make_shared<const Timeline>(Simulator::replay(model, schedule).timeline);
 }
 
@@ -61,7 +62,8 @@ private slots:
         const Palette palette = Palette::forDarkMode(dark);
         const QColor residentFills[] = {palette.resident, palette.recomputed, palette.current};
         QImage image(900, 420, QImage::Format_ARGB32_Premultiplied);
-        const render::ScheduleLayout layout = render::ScheduleLayout::make(layers + 1, QRectF(image.rect()).adjusted(5, 5, -5, -5));
+        const render::ScheduleLayout layout =
+            render::ScheduleLayout::make(layers + 1, QRectF(image.rect()).adjusted(5, 5, -5, -5));
         const Model &model = timeline->model();
         // Several steps across the run: the start, the forward pass, the turn, the backward pass, the end.
         const std::int64_t last = timeline->steps() - 1;
@@ -73,13 +75,15 @@ private slots:
             p.end();
             for (NodeId id = 0; id < NodeId(model.nodeCount()); ++id) {
                 const QColor pixel = image.pixelColor(layout.center(model, id).toPoint());
-                const bool drawnResident = std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
+                const bool drawnResident =
+                    std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
                 const bool resident = state.resident[id] != 0;
-                QVERIFY2(drawnResident == resident, qPrintable(QString("%1 at step %2: simulator says %3, picture says %4")
-                                                                   .arg(QString::fromStdString(model.name(id)))
-                                                                   .arg(step)
-                                                                   .arg(resident ? "resident" : "not resident")
-                                                                   .arg(drawnResident ? "resident" : "not resident")));
+                QVERIFY2(drawnResident == resident,
+                         qPrintable(QString("%1 at step %2: simulator says %3, picture says %4")
+                                        .arg(QString::fromStdString(model.name(id)))
+                                        .arg(step)
+                                        .arg(resident ? "resident" : "not resident")
+                                        .arg(drawnResident ? "resident" : "not resident")));
                 QCOMPARE(pixel, SchedulePainter::fillColor(painter.appearance(state, id).fill, palette));
             }
         }
@@ -100,7 +104,8 @@ private slots:
         const Model &model = unet->model();
         const auto chain = replay("store-all", model.layers());
         const Palette palette = Palette::light();
-        const render::ScheduleLayout layout = render::ScheduleLayout::make(model.forwardCount(), QRectF(QPointF(0, 0), QSizeF(size)));
+        const render::ScheduleLayout layout =
+            render::ScheduleLayout::make(model.forwardCount(), QRectF(QPointF(0, 0), QSizeF(size)));
         auto picture = [&](const std::shared_ptr<const Timeline> &timeline) {
             QImage image(size, QImage::Format_ARGB32_Premultiplied);
             image.fill(palette.background);
@@ -120,15 +125,17 @@ private slots:
                 bool differs = false;
                 for (const double t : {0.3, 0.5, 0.7}) {
                     const double u = 1 - t;
-                    const QPointF at = u * u * u * e.start + 3 * u * u * t * e.control1 + 3 * u * t * t * e.control2 + t * t * t * e.end;
+                    const QPointF at = u * u * u * e.start + 3 * u * u * t * e.control1 + 3 * u * t * t * e.control2 +
+                                       t * t * t * e.end;
                     for (int dx = -1; dx <= 1; ++dx)
                         for (int dy = -1; dy <= 1; ++dy) {
                             const QPoint q = at.toPoint() + QPoint(dx, dy);
                             differs = differs || (withSkips.rect().contains(q) && withSkips.pixel(q) != plain.pixel(q));
                         }
                 }
-                QVERIFY2(differs, qPrintable(QString("%1 -> %2 is not drawn").arg(QString::fromStdString(model.name(from)),
-                                                                                   QString::fromStdString(model.name(to)))));
+                QVERIFY2(differs, qPrintable(QString("%1 -> %2 is not drawn")
+                                                 .arg(QString::fromStdString(model.name(from)),
+                                                      QString::fromStdString(model.name(to)))));
                 ++checked;
             }
         QCOMPARE(checked, 8); // four long skips, forward and backward

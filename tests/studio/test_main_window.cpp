@@ -31,7 +31,9 @@ void failOnWarnings(QtMsgType type, const QMessageLogContext &, const QString &m
         warnings << message;
 }
 
-MainWindow::Options fresh() { return remat::testing::freshWindow(); }
+MainWindow::Options fresh() {
+    return remat::testing::freshWindow();
+}
 
 } // namespace
 
@@ -90,7 +92,8 @@ private slots:
                 for (NodeId id = 0; id < NodeId(tl.model().nodeCount()); ++id) {
                     const QPointF c = layout.center(tl.model(), id) * image.devicePixelRatio();
                     const QColor pixel = image.pixelColor(c.toPoint());
-                    const bool drawn = std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
+                    const bool drawn =
+                        std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
                     QCOMPARE(drawn, state.resident[id] != 0);
                 }
             }
@@ -147,7 +150,8 @@ private slots:
         // Clicking again drops it.
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 5).toPoint());
         QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
-        QCOMPARE(cell(studio::SummaryTable::ForwardEvaluations), QString::number(window.run(2)->summary.forwardEvaluations));
+        QCOMPARE(cell(studio::SummaryTable::ForwardEvaluations),
+                 QString::number(window.run(2)->summary.forwardEvaluations));
         // Backward nodes and a_0 are not checkpoints: nothing changes.
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, model.backwardNode(3)).toPoint());
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 0).toPoint());
@@ -173,7 +177,8 @@ private slots:
         config.params.checkpoints = std::vector<int>{99};
         window.setPaneConfig(0, config);
         QVERIFY(!window.run(0)); // not simulated, and the pane says why
-        QVERIFY2(window.pane(0)->narration().contains("checkpoint 99 is out of range"), qPrintable(window.pane(0)->narration()));
+        QVERIFY2(window.pane(0)->narration().contains("checkpoint 99 is out of range"),
+                 qPrintable(window.pane(0)->narration()));
         QCOMPARE(window.summaryTable()->item(0, 0)->text(), QString("(not simulated)"));
         // Out-of-range parameters are refused with a message, never estimated blindly.
         studio::PaneConfig periodic;
@@ -181,7 +186,8 @@ private slots:
         periodic.params.every = 0;
         window.setPaneConfig(2, periodic);
         QVERIFY(!window.run(2));
-        QVERIFY2(window.pane(2)->narration().contains("must be from 1 to n = 16, got 0"), qPrintable(window.pane(2)->narration()));
+        QVERIFY2(window.pane(2)->narration().contains("must be from 1 to n = 16, got 0"),
+                 qPrintable(window.pane(2)->narration()));
         // The other panes still play.
         window.player()->jumpToEnd();
         QVERIFY(window.player()->stepOf(0) >= 0);

@@ -19,9 +19,9 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QStatusBar>
 #include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -30,7 +30,9 @@ using remat::studio::MainWindow;
 
 namespace {
 
-MainWindow::Options fresh() { return remat::testing::freshWindow(); }
+MainWindow::Options fresh() {
+    return remat::testing::freshWindow();
+}
 
 QAction *exampleAction(MainWindow &window, const QString &fileName) {
     auto *examples = window.findChild<QMenu *>("examplesMenu");
@@ -93,8 +95,10 @@ private slots:
                 const Timeline &tl = *window.run(i)->timeline;
                 const StepState state = tl.stateAt(window.player()->stepOf(i));
                 for (NodeId id = 0; id < NodeId(tl.model().nodeCount()); ++id) {
-                    const QColor pixel = image.pixelColor((view->layout().center(tl.model(), id) * image.devicePixelRatio()).toPoint());
-                    const bool drawn = std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
+                    const QColor pixel =
+                        image.pixelColor((view->layout().center(tl.model(), id) * image.devicePixelRatio()).toPoint());
+                    const bool drawn =
+                        std::find(std::begin(residentFills), std::end(residentFills), pixel) != std::end(residentFills);
                     QCOMPARE(drawn, state.resident[id] != 0);
                 }
             }
@@ -236,10 +240,12 @@ private slots:
             bool inMenu = false;
             for (QObject *o : a->associatedObjects())
                 inMenu = inMenu || qobject_cast<QMenu *>(o);
-            QVERIFY2(inMenu || !a->shortcut().isEmpty(), qPrintable(a->text() + " has neither a menu entry nor a shortcut"));
+            QVERIFY2(inMenu || !a->shortcut().isEmpty(),
+                     qPrintable(a->text() + " has neither a menu entry nor a shortcut"));
             if (!a->shortcut().isEmpty()) {
                 ++withShortcut;
-                QVERIFY2(keys.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(a->text()));
+                QVERIFY2(keys.contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()),
+                         qPrintable(a->text()));
             }
         }
         QVERIFY(withShortcut >= 8); // player keys, open, add pane, plan, quit...

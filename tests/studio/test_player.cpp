@@ -127,7 +127,8 @@ private slots:
         // Store-all is done while recompute-all still works: it finishes later in time.
         player.seekTime(storeAll.totalCost());
         QVERIFY(player.stepOf(1) < recomputeAll.steps() - 2);
-        QCOMPARE(player.endTime(), std::max({storeAll.totalCost(), recomputeAll.totalCost(), runs_[2].timeline->totalCost()}));
+        QCOMPARE(player.endTime(),
+                 std::max({storeAll.totalCost(), recomputeAll.totalCost(), runs_[2].timeline->totalCost()}));
     }
 
     void syncByOpIndex() {
