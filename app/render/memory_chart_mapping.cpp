@@ -18,7 +18,7 @@ MemoryChartMapping MemoryChartMapping::make(const QRectF &plot, double maxTime, 
 double MemoryChartMapping::axisTop(double maxValue) {
     // A round tick step (about four ticks to the peak, at least 1), then the first tick
     // at least 10% above the peak: room for its label, no wasted height.
-    const double step = std::max(1.0, niceCeiling(maxValue / 4)); // bytes come whole
+    const double step = std::max(1.0, niceByteCeiling(maxValue / 4)); // bytes come whole
     return std::ceil(maxValue * 1.1 / step) * step;
 }
 
@@ -30,6 +30,26 @@ double MemoryChartMapping::niceCeiling(double value) {
         if (f * power >= value * (1 - 1e-12))
             return f * power;
     return 10 * power;
+}
+
+double MemoryChartMapping::niceByteCeiling(double value) {
+    // 1, 2, 5 times a power of ten of the binary unit that fits: ticks read
+    // "512 MiB, 1 GiB" rather than "953.67 MiB".
+    double unit = 1;
+    while (value >= unit * 1024)
+        unit *= 1024;
+    const double nice = niceCeiling(value / unit);
+    return nice >= 1000 ? 1024 * unit : nice * unit; // 1000 MiB reads better as 1 GiB
+}
+
+std::vector<double> MemoryChartMapping::byteTicks(double top, int maxTicks) {
+    std::vector<double> out;
+    if (!(top > 0) || maxTicks < 1)
+        return {0};
+    const double step = std::max(1.0, niceByteCeiling(top / maxTicks));
+    for (int i = 0; i * step <= top * (1 + 1e-9); ++i)
+        out.push_back(i * step);
+    return out;
 }
 
 std::vector<double> MemoryChartMapping::ticks(double top, int maxTicks) {

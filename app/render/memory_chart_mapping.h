@@ -29,6 +29,9 @@ struct MemoryChartMapping {
     // The smallest 1, 2 or 5 times a power of ten that is >= value (1 for value <= 0).
     static double niceCeiling(double value);
     // Round tick values from 0 to `top` inclusive, at most `maxTicks` + 1 of them.
+    // Byte ticks: steps of 1, 2 or 5 times a power of ten of KiB, MiB, GiB...
+    static std::vector<double> byteTicks(double top, int maxTicks);
+    static double niceByteCeiling(double value);
     static std::vector<double> ticks(double top, int maxTicks);
 };
 

@@ -43,6 +43,13 @@ double MemoryChartPainter::maxTime() const {
     return t;
 }
 
+namespace {
+// As many byte ticks as fit with room for their labels.
+int yTickCount(double plotHeight, const QFontMetricsF &metrics) {
+    return std::max(2, static_cast<int>(plotHeight / (metrics.height() * 2.2)));
+}
+} // namespace
+
 MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMetricsF &metrics) const {
     std::int64_t maxBytes = 0;
     for (const Series &s : series_)
@@ -53,8 +60,12 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
             maxBytes = std::max(maxBytes, static_cast<std::int64_t>(std::ceil(
                                               *std::max_element(measured_[i]->begin(), measured_[i]->end()))));
     const double top = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
-    const double labelWidth =
-        metrics.horizontalAdvance(QString::fromStdString(formatBytes(static_cast<std::int64_t>(top))));
+    // The margin fits the widest tick label ("53.67 MiB" can be wider than the top one).
+    const double plotHeight = rect.height() - metrics.height() * 1.6 - (metrics.height() * 2.2 + 4);
+    double labelWidth = 0;
+    for (const double b : MemoryChartMapping::byteTicks(top, yTickCount(plotHeight, metrics)))
+        labelWidth = std::max(labelWidth, metrics.horizontalAdvance(QString::fromStdString(
+                                              formatBytes(static_cast<std::int64_t>(b)))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
     return MemoryChartMapping::make(plot, maxTime(), maxBytes);
 }
@@ -137,8 +148,7 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
 
     // Axes and grid.
     painter.setPen(QPen(palette.grid, 1));
-    const int yTickCount = std::max(2, static_cast<int>(m.plot.height() / (metrics.height() * 2.2)));
-    for (const double b : MemoryChartMapping::ticks(m.bytesTop, yTickCount)) {
+    for (const double b : MemoryChartMapping::byteTicks(m.bytesTop, yTickCount(m.plot.height(), metrics))) {
         if (b != std::floor(b))
             continue; // no fractions of a byte
         const double y = m.bytesToY(b);

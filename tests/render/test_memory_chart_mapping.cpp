@@ -84,6 +84,34 @@ private slots:
         QVERIFY(t.back() <= 170 && t.back() + step > 170);
     }
 
+    // Byte axes step in round binary units: 1.83 GiB of peak gives ticks at
+    // multiples of 512 MiB, never 953.67 MiB.
+    void byteTicksAreRoundInBinaryUnits_data() {
+        QTest::addColumn<double>("peak");
+        QTest::addColumn<double>("unit");
+        QTest::newRow("GiB") << 1.83 * 1073741824.0 << 1048576.0;
+        QTest::newRow("MiB") << 53.67 * 1048576.0 << 1048576.0;
+        QTest::newRow("KiB") << 300.0 * 1024 << 1024.0;
+    }
+    void byteTicksAreRoundInBinaryUnits() {
+        QFETCH(double, peak);
+        QFETCH(double, unit);
+        const double top = MemoryChartMapping::axisTop(peak);
+        QVERIFY(top >= peak * 1.1);
+        const std::vector<double> t = MemoryChartMapping::byteTicks(top, 5);
+        QVERIFY(t.size() >= 3);
+        const double step = t[1] - t[0];
+        double inUnit = step / unit;
+        while (inUnit >= 1024)
+            inUnit /= 1024; // a step may be a whole larger unit
+        QVERIFY2(inUnit < 1000, qPrintable(QString::number(inUnit)));
+        double mantissa = inUnit;
+        while (mantissa >= 10)
+            mantissa /= 10;
+        QVERIFY2(mantissa == 1 || mantissa == 2 || mantissa == 5, qPrintable(QString::number(inUnit)));
+        QCOMPARE(std::fmod(top, step), 0.0);
+    }
+
     void peakIsDrawnAtTheSimulatorsPeak_data() {
         QTest::addColumn<QString>("strategy");
         QTest::addColumn<int>("axis");
