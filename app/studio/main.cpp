@@ -7,6 +7,7 @@
 #include <QCommandLineParser>
 #include <QSaveFile>
 #include <QScreen>
+#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -125,8 +126,15 @@ int main(int argc, char *argv[]) {
     remat::studio::MainWindow window(options);
     if (parser.isSet(theme))
         window.setTheme(static_cast<remat::studio::Theme>(themes.indexOf(parser.value(theme))));
-    if (parser.isSet(size) || parser.isSet(screenshot) || !options.restoreSession)
+    // A first launch has no saved geometry: open large enough for three panes
+    // and the chart, within the screen.
+    const bool firstLaunch = !QSettings().contains(QStringLiteral("window/geometry"));
+    if (parser.isSet(size) || parser.isSet(screenshot))
         window.resize(windowSize);
+    else if (!options.restoreSession || firstLaunch)
+        window.resize(QApplication::primaryScreen()
+                          ? windowSize.boundedTo(QApplication::primaryScreen()->availableSize() * 0.95)
+                          : windowSize);
     window.show();
     if (parser.isSet(screenshot))
         return takeScreenshot(app, window, parser.value(screenshot), atValue);

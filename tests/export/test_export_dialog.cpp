@@ -5,6 +5,7 @@
 
 #include "app/studio/export_dialog.h"
 #include "app/studio/main_window.h"
+#include "tests/studio/studio_test_main.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -157,5 +158,8 @@ void TestExportDialog::menusOfferTheActions() {
     QCOMPARE((*it)->shortcut(), QKeySequence(shortcut));
 }
 
-QTEST_MAIN(TestExportDialog)
+int main(int argc, char **argv) {
+    TestExportDialog test; // settings in test mode, away from the user's
+    return remat::testing::runStudioTest(test, "test_export_dialog", argc, argv);
+}
 #include "test_export_dialog.moc"

@@ -9,6 +9,7 @@
 #include "app/studio/measure_overlay.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/summary_table.h"
+#include "tests/studio/studio_test_main.h"
 
 #include "core/errors.h"
 #include "core/executor/cpu_backend.h"
@@ -296,5 +297,8 @@ void TestMeasure::overlayOnlyForTheSameOps() {
     QVERIFY(!bad.refused.isEmpty());
 }
 
-QTEST_MAIN(TestMeasure)
+int main(int argc, char **argv) {
+    TestMeasure test; // settings in test mode, away from the user's
+    return remat::testing::runStudioTest(test, "test_measure", argc, argv);
+}
 #include "test_measure.moc"

@@ -3,6 +3,7 @@
 // fitted log-log slopes, and the dialog shows them after computing off the
 // GUI thread (and stops on Cancel).
 #include "app/studio/scaling_view.h"
+#include "tests/studio/studio_test_main.h"
 
 #include "core/errors.h"
 
@@ -78,5 +79,8 @@ void TestScalingView::dialogShowsSlopes() {
         QVERIFY(image.save(out)); // for docs: a picture of the chart
 }
 
-QTEST_MAIN(TestScalingView)
+int main(int argc, char **argv) {
+    TestScalingView test; // settings in test mode, away from the user's
+    return remat::testing::runStudioTest(test, "test_scaling_view", argc, argv);
+}
 #include "test_scaling_view.moc"
