@@ -49,4 +49,10 @@ std::string number(double value) {
     return buf;
 }
 
+std::string matrixSize(int rows, int cols) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%dx%d", rows, cols);
+    return buf;
+}
+
 } // namespace remat::gpu::check

@@ -17,5 +17,7 @@ std::vector<float> toHost(const DeviceBuffer &buffer);
 double worstRelative(const std::vector<float> &gpu, const std::vector<float> &cpu);
 // "1.5e-07" style, for messages.
 std::string number(double value);
+// "33x7", for check names.
+std::string matrixSize(int rows, int cols);
 
 } // namespace remat::gpu::check

@@ -14,7 +14,8 @@ namespace {
 
 // tanh, its derivative and the difference on `count` values.
 CheckList elementwise(std::int64_t count) {
-    const std::string size = " count=" + std::to_string(count);
+    std::string size = " count=";
+    size += std::to_string(count);
     CheckList out;
     out.push_back({"kernel/tanh" + size, [count] {
                        const auto a = randomValues(count, 4.0f, 1);
@@ -54,7 +55,8 @@ CheckList elementwise(std::int64_t count) {
 
 // The bias broadcast and the bias-gradient reduction on a rows x cols matrix.
 CheckList columns(int rows, int cols) {
-    const std::string size = " " + std::to_string(rows) + "x" + std::to_string(cols);
+    std::string size = " ";
+    size += matrixSize(rows, cols);
     const std::int64_t count = std::int64_t{rows} * cols;
     CheckList out;
     out.push_back({"kernel/broadcast-columns" + size, [rows, count] {

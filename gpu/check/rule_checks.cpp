@@ -47,7 +47,7 @@ Outcome poolRule(exec::NetworkShape shape, std::int64_t predicted, std::optional
 CheckList ruleChecks() {
     CheckList out;
     for (const auto &[rows, cols] : {std::pair{33, 7}, {1024, 256}, {3, 5000}})
-        out.push_back({"rule/row-sums-reference " + std::to_string(rows) + "x" + std::to_string(cols),
+        out.push_back({std::string("rule/row-sums-reference ").append(matrixSize(rows, cols)),
                        [rows, cols] { return rowSumsReferenceIsASum(rows, cols); }, false});
     const exec::NetworkShape pages{8, 1024, 512}, odd{6, 33, 7}; // 2 MiB nodes; 924-byte nodes
     const std::int64_t p = 10 * pages.nodeBytes(), q = 10 * odd.nodeBytes();
