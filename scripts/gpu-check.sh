@@ -78,7 +78,11 @@ done
 {
   echo "command: scripts/gpu-check.sh $*"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  if commit=$(git rev-parse HEAD 2>/dev/null); then
+    echo "commit: $commit$(git diff --quiet HEAD || echo ' (with local changes)')"
+  else
+    echo "commit: unknown (no git repository here)"
+  fi
   echo "device: $device"
   echo "host: $(uname -srm), $(nproc) cores"
   echo "--- nvidia-smi"
