@@ -51,7 +51,8 @@ protected:
     Schedule plan(const Model &model, const StrategyParams &params) const override {
         Schedule s;
         s.checkpoints = *params.checkpoints;
-        s.description = std::to_string(s.checkpoints.size()) + " chosen checkpoints";
+        s.description = std::to_string(s.checkpoints.size()) +
+                        (s.checkpoints.size() == 1 ? " chosen checkpoint" : " chosen checkpoints");
         s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
         return s;
     }
