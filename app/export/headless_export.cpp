@@ -20,9 +20,9 @@ namespace remat::exporting {
 
 namespace {
 
-const char *const kUsage = "usage: remat-studio --export-gif FILE [--export-png FILE] [--export-csv FILE]\n"
-                           "                    [--export-summary-csv FILE] [--export-json FILE]\n"
-                           "  model:     --n N (16) [--node-bytes B] | --model FILE\n"
+const char *const kUsage = "usage: remat-studio [MODEL_FILE] --export-gif FILE [--export-png FILE]\n"
+                           "                    [--export-csv FILE] [--export-summary-csv FILE] [--export-json FILE]\n"
+                           "  model:     --n N (16) [--node-bytes B] | --model FILE | MODEL_FILE\n"
                            "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
                            "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
                            "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
@@ -80,6 +80,11 @@ Parsed parse(const QStringList &args) {
             if (out.values.count(name))
                 throw InvalidArgument(name.toStdString() + " given twice");
             out.values[name] = value;
+        } else if (!name.startsWith(QLatin1Char('-'))) {
+            // `remat-studio model.json --export-gif ...`: the file the window would open.
+            if (out.values.count(QStringLiteral("--model")))
+                throw InvalidArgument("the model file is given twice ('" + name.toStdString() + "')");
+            out.values[QStringLiteral("--model")] = name;
         } else {
             throw InvalidArgument("unknown option '" + name.toStdString() +
                                   "' for a headless export; see remat-studio --help-export");
@@ -166,6 +171,10 @@ void quietQtMessages(QtMsgType type, const QMessageLogContext &, const QString &
 
 } // namespace
 
+const char *exportUsage() {
+    return kUsage;
+}
+
 bool wantsHeadlessExport(const QStringList &args) {
     for (qsizetype i = 1; i < args.size(); ++i)
         if (isExportOption(args[i]) || args[i] == QStringLiteral("--help-export"))
@@ -198,7 +207,7 @@ int runHeadlessExport(const QStringList &args) {
     try {
         const Parsed p = parse(args);
         if (p.flag("--help-export")) {
-            std::fputs(kUsage, stdout);
+            std::fputs(exportUsage(), stdout);
             return 0;
         }
         Plan plan{p.value("--export-gif"),         p.value("--export-png"),  p.value("--export-csv"),

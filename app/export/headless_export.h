@@ -19,6 +19,9 @@ bool wantsHeadlessExport(const QStringList &args);
 // otherwise, so no display is needed.
 int runHeadlessExport(const QStringList &args);
 
+// The usage text of the export options (--help-export, and the end of --help).
+const char *exportUsage();
+
 // argv as a QStringList, before a QCoreApplication exists.
 QStringList argumentList(int argc, char **argv);
 

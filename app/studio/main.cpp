@@ -16,7 +16,12 @@ namespace {
 
 // Renders the window into `path` (PNG) once it is laid out; exit status 0 on success.
 int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const QString &path, double at) {
-    QTimer::singleShot(300, &window, [&, path, at] {
+    // Laid out after a moment; planned once background work (a large model's planners) is done.
+    auto *poll = new QTimer(&window);
+    QObject::connect(poll, &QTimer::timeout, &window, [&, poll, path, at] {
+        if (window.isSimulating())
+            return;
+        poll->stop();
         remat::studio::Player *player = window.player();
         player->seekTime(at * player->endTime());
         QApplication::processEvents();
@@ -28,6 +33,7 @@ int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const Q
                          qPrintable(file.errorString()));
         app.exit(ok ? 0 : 1);
     });
+    poll->start(300);
     return app.exec();
 }
 
@@ -66,8 +72,8 @@ int main(int argc, char *argv[]) {
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Watch gradient-checkpointing schedules side by side."));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
     const QCommandLineOption scenario(QStringLiteral("scenario"),
                                       QStringLiteral("Start with an example: seed, own, k, optimal, deep, deep-all."),
                                       QStringLiteral("name"));
@@ -83,13 +89,33 @@ int main(int argc, char *argv[]) {
                                   QStringLiteral("WxH"));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system."),
                                    QStringLiteral("name"));
-    parser.addOptions({scenario, fresh, screenshot, at, size, theme});
-    parser.process(app);
+    const QCommandLineOption presentation(QStringLiteral("presentation"),
+                                          QStringLiteral("Start in presentation mode (F5 toggles it)."));
+    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation});
+    parser.addPositionalArgument(
+        QStringLiteral("file"),
+        QStringLiteral("A model file to open, as File > Open model does (docs/model-format.md)."),
+        QStringLiteral("[file]"));
 
     auto fail = [](const QString &message) {
         std::fprintf(stderr, "remat-studio: %s\n", qPrintable(message));
         return 2;
     };
+    if (!parser.parse(QApplication::arguments()))
+        return fail(parser.errorText() + QStringLiteral(" (see remat-studio --help)"));
+    if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all"))) {
+        // The window's options, then the exports that run without one.
+        std::fprintf(stdout, "%s\nHeadless exports (no window or display needed; also --help-export):\n%s",
+                     qPrintable(parser.helpText()), remat::exporting::exportUsage());
+        return 0;
+    }
+    if (parser.isSet(version))
+        parser.showVersion();
+    if (parser.positionalArguments().size() > 1)
+        return fail(QStringLiteral("give one model file, got %1: %2")
+                        .arg(parser.positionalArguments().size())
+                        .arg(parser.positionalArguments().join(QLatin1Char(' '))));
+    const QString modelFile = parser.positionalArguments().value(0);
     bool ok = true;
     const double atValue = parser.value(at).toDouble(&ok);
     if (!ok || atValue < 0 || atValue > 1)
@@ -100,9 +126,12 @@ int main(int argc, char *argv[]) {
         bool okW = false, okH = false;
         if (parts.size() == 2)
             windowSize = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
-        if (!okW || !okH || windowSize.width() < 400 || windowSize.height() < 300 || windowSize.width() > 8000 ||
-            windowSize.height() > 8000)
-            return fail(QStringLiteral("--size must be WIDTHxHEIGHT from 400x300 to 8000x8000, got '%1'")
+        const QSize least = remat::studio::MainWindow::kMinimumSize;
+        if (!okW || !okH || windowSize.width() < least.width() || windowSize.height() < least.height() ||
+            windowSize.width() > 8000 || windowSize.height() > 8000)
+            return fail(QStringLiteral("--size must be WIDTHxHEIGHT from %1x%2 to 8000x8000, got '%3'")
+                            .arg(least.width())
+                            .arg(least.height())
                             .arg(parser.value(size)));
     }
     const QStringList scenarioIds = [] {
@@ -126,6 +155,16 @@ int main(int argc, char *argv[]) {
     remat::studio::MainWindow window(options);
     if (parser.isSet(theme))
         window.setTheme(static_cast<remat::studio::Theme>(themes.indexOf(parser.value(theme))));
+    // A model named on the command line is opened as File > Open model opens it:
+    // a screenshot of a file that does not load fails (status 2), a window shows why.
+    if (!modelFile.isEmpty()) {
+        if (parser.isSet(screenshot)) {
+            if (const QString error = window.tryOpenModelFile(modelFile); !error.isEmpty())
+                return fail(error);
+        } else {
+            window.openModelFile(modelFile);
+        }
+    }
     // A first launch has no saved geometry: open large enough for three panes
     // and the chart, within the screen.
     const bool firstLaunch = !QSettings().contains(QStringLiteral("window/geometry"));
@@ -136,6 +175,8 @@ int main(int argc, char *argv[]) {
                           ? windowSize.boundedTo(QApplication::primaryScreen()->availableSize() * 0.95)
                           : windowSize);
     window.show();
+    if (parser.isSet(presentation))
+        window.setPresentationMode(true);
     if (parser.isSet(screenshot))
         return takeScreenshot(app, window, parser.value(screenshot), atValue);
     return app.exec();

@@ -134,6 +134,7 @@ QIcon appIcon() {
 MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(parent) {
     setWindowTitle(tr("Remat Studio"));
     setWindowIcon(appIcon());
+    setMinimumSize(kMinimumSize);
     systemPalette_ = QApplication::palette();
     systemStyle_ = QApplication::style()->name();
     player_ = new Player(this);
@@ -333,7 +334,7 @@ void MainWindow::addPane(const PaneConfig &config) {
     }
     Slot slot;
     slot.id = nextId_++;
-    slot.config = config;
+    slot.config = fittedTo(config, layers_);
     slot.widget = new PaneWidget(paneArea_);
     PaneWidget *w = slot.widget;
     w->setConfig(config, layers_);
@@ -551,9 +552,21 @@ void MainWindow::onNodeClicked(PaneWidget *pane, NodeId node) {
     }
     const PaneConfig config = withCheckpointToggled(*slot.run, i);
     const bool added = std::binary_search(config.params.checkpoints->begin(), config.params.checkpoints->end(), i);
-    statusBar()->showMessage(
-        tr("Pane %1: %2 a_%3 as a checkpoint").arg(index + 1).arg(added ? tr("kept") : tr("dropped")).arg(i), 5000);
+    const QString before = QString::fromStdString(slot.config.strategy);
+    const std::int64_t peakBefore = slot.run->summary.peakNodes;
+    QString message =
+        tr("Pane %1: %2 a_%3 as a checkpoint.").arg(index + 1).arg(added ? tr("kept") : tr("dropped")).arg(i);
     setPaneConfig(index, config);
+    // A click turns any strategy into an explicit list: say so, and what it did to the peak.
+    if (before != QLatin1String("checkpoints"))
+        message += tr(" The pane now uses 'checkpoints' (%1's checkpoints %2 a_%3): each segment between "
+                      "checkpoints is recomputed once and held whole for its backward steps, not %1's own plan.")
+                       .arg(before, added ? tr("plus") : tr("minus"))
+                       .arg(i);
+    if (const auto &after = slots_[static_cast<std::size_t>(index)].run;
+        after && after->summary.peakNodes != peakBefore)
+        message += tr(" Peak %1 → %2 nodes.").arg(peakBefore).arg(after->summary.peakNodes);
+    statusBar()->showMessage(message, 15000);
 }
 
 void MainWindow::setSyncByTime(bool byTime) {
@@ -602,6 +615,7 @@ void MainWindow::showError(const QString &message) {
 
 void MainWindow::closeEvent(QCloseEvent *event) {
     player_->pause();
+    setPresentationMode(false); // the session keeps the full window's layout
     saveSession(*this);
     event->accept();
 }

@@ -5,6 +5,7 @@
 #include "app/studio/player.h"
 #include "app/studio/scenarios.h"
 
+#include <QFont>
 #include <QFutureWatcher>
 #include <QMainWindow>
 
@@ -64,6 +65,8 @@ public:
     // Models (app/studio/model_actions.cpp): every pane shows the model; a
     // file that does not load leaves the current model and says why in a dialog.
     bool openModelFile(const QString &path);
+    // The same without the dialog: the reason it did not load, "" when it did.
+    QString tryOpenModelFile(const QString &path);
     void setModel(std::shared_ptr<const Model> model, const QString &name);
     const std::shared_ptr<const Model> &model() const { return model_; }
     const QString &modelName() const { return modelName_; } // "" for a uniform chain
@@ -80,6 +83,13 @@ public:
     void setSyncByTime(bool byTime);
     bool syncByTime() const;
     void setSpeed(double opsPerSecond);
+    // Presentation mode (F5, app/studio/presentation.cpp): no table, toolbar
+    // or pane controls; the panes take most of the height; text is larger.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return presentation_.active; }
+    static constexpr double kPresentationTextScale = 1.4;
+    // Below this the panes' pictures and the chart no longer read.
+    static constexpr QSize kMinimumSize{800, 560};
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -157,6 +167,13 @@ private:
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_;                   // waiting for the running background job
     std::shared_ptr<std::atomic<bool>> cancelFlag_; // read by planners that can stop
+    struct Presentation {
+        bool active = false;
+        QByteArray splitter; // the layout to return to
+        bool toolbarShown = true;
+        QFont font, statusFont;
+    } presentation_;
+    QAction *presentationAction_ = nullptr;
     QPalette systemPalette_;
     QString systemStyle_;
 };

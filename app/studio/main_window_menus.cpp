@@ -3,6 +3,7 @@
 #include "app/studio/export_dialog.h"
 #include "app/studio/main_window.h"
 #include "app/studio/measure_dialog.h"
+#include "app/studio/player_keys.h"
 #include "app/studio/scaling_view.h"
 
 #include <QAction>
@@ -61,11 +62,13 @@ void MainWindow::buildMenus() {
     });
 
     QMenu *play = menuBar()->addMenu(tr("P&layer"));
+    QList<QAction *> playerActions;
     auto shortcut = [&](const QString &text, const QKeySequence &key, auto slot) {
         QAction *a = play->addAction(text, player_, slot);
         a->setShortcut(key);
         a->setShortcutContext(Qt::WindowShortcut);
         addAction(a);
+        playerActions << a;
     };
     shortcut(tr("Play / pause"), QKeySequence(Qt::Key_Space), &Player::togglePlay);
     shortcut(tr("Step forward"), QKeySequence(Qt::Key_Right), &Player::stepForward);
@@ -73,6 +76,7 @@ void MainWindow::buildMenus() {
     shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
     shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
     shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
+    new PlayerKeys(this, playerActions); // the keys work whatever has focus (app/studio/player_keys.h)
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     themeGroup_ = new QActionGroup(this);
@@ -119,6 +123,13 @@ void MainWindow::buildMenus() {
     tools->addWidget(hint);
     view->addSeparator();
     view->addAction(tools->toggleViewAction()); // a hidden toolbar can come back from the menu
+    presentationAction_ = view->addAction(tr("&Presentation mode"), this, &MainWindow::setPresentationMode);
+    presentationAction_->setObjectName("presentationMode");
+    presentationAction_->setCheckable(true);
+    presentationAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    presentationAction_->setToolTip(tr("Larger nodes and text for a projector: hides the table, the toolbar and "
+                                       "the panes' controls"));
+    addAction(presentationAction_);
 }
 
 } // namespace remat::studio

@@ -72,9 +72,10 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     progress_->setVisible(false);
     auto *buttons = new QDialogButtonBox(this);
     measure_ = buttons->addButton(tr("Measure"), QDialogButtonBox::ActionRole);
-    QPushButton *close = buttons->addButton(QDialogButtonBox::Cancel);
+    close_ = buttons->addButton(QDialogButtonBox::Close);
+    close_->setObjectName(QStringLiteral("close"));
     connect(measure_, &QPushButton::clicked, this, &MeasureDialog::start);
-    connect(close, &QPushButton::clicked, this, &MeasureDialog::reject);
+    connect(close_, &QPushButton::clicked, this, &MeasureDialog::reject);
     connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &MeasureDialog::onFinished);
 
     auto *layout = new QVBoxLayout(this);
@@ -115,20 +116,22 @@ bool MeasureDialog::start() {
         settingsHook_(settings);
     stop_->store(false);
     done_->store(0);
-    progress_->setRange(0, static_cast<int>(configs_.size()));
+    progress_->setRange(0, 1000);
     progress_->setValue(0);
     progress_->setVisible(true);
     measure_->setEnabled(false);
+    close_->setText(tr("Cancel"));
     status_->setText(tr("Measuring %1 strategies on %2\u2026").arg(configs_.size()).arg(backend_->currentText()));
     auto stop = stop_;
     auto done = done_;
     watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done]() -> Outcome {
         try {
-            return {
-                measurePanes(
-                    configs, layers, settings, [done](int d, int) { done->store(d); }, [stop] { return stop->load(); }),
-                false,
-                {}};
+            return {measurePanes(
+                        configs, layers, settings,
+                        [done](double fraction) { done->store(static_cast<int>(fraction * 1000)); },
+                        [stop] { return stop->load(); }),
+                    false,
+                    {}};
         } catch (const Cancelled &) {
             return {std::nullopt, true, {}};
         } catch (const std::exception &e) {
@@ -146,6 +149,7 @@ void MeasureDialog::onFinished() {
     const Outcome outcome = watcher_.result();
     progress_->setVisible(false);
     measure_->setEnabled(true);
+    close_->setText(tr("Close"));
     if (outcome.cancelled) {
         status_->setText(tr("Cancelled."));
         emit measured(false);

@@ -70,7 +70,8 @@ private:
     QPushButton *measure_;
     QFutureWatcher<Outcome> watcher_;
     std::shared_ptr<std::atomic<bool>> stop_;
-    std::shared_ptr<std::atomic<int>> done_;
+    std::shared_ptr<std::atomic<int>> done_; // permille of the run's ops
+    QPushButton *close_;                     // "Cancel" while measuring, "Close" otherwise
 };
 
 // Puts a report into the window: the summary table's measured columns, the

@@ -87,7 +87,7 @@ std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const e
 } // namespace
 
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
-                           const std::function<void(int, int)> &progress, const std::function<bool()> &cancelled) {
+                           const std::function<void(double)> &progress, const std::function<bool()> &cancelled) {
     exec::NetworkShape shape;
     shape.layers = layers;
     shape.width = settings.width;
@@ -130,24 +130,44 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
     exec::Backend &backend = *owned;
     report.backend = backend.name();
     report.device = backend.deviceName();
+
+    // The executor asks before every op whether to stop: each question is an op done.
+    exec::MeasureOptions measureOptions;
+    measureOptions.repeats = settings.repeats;
+    const int stepsPerPane = measureOptions.warmups + 1 + measureOptions.repeats; // + the probe step
+    double totalOps = static_cast<double>(reference.ops.size());
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        if (report.panes[i].ok())
+            totalOps += static_cast<double>(stepsPerPane) * static_cast<double>(schedules[i].ops.size());
+    double opsDone = 0;
+    int reported = 0; // permille; the dialog starts at 0
+    auto reportProgress = [&](double done) {
+        const int permille = static_cast<int>(std::min(1.0, done / std::max(1.0, totalOps)) * 1000);
+        if (progress && permille != reported) {
+            reported = permille;
+            progress(permille / 1000.0);
+        }
+    };
+    const exec::CancelCheck countingOps = [&] {
+        reportProgress(++opsDone);
+        return cancelled && cancelled();
+    };
+
     exec::Gradients expected, latest;
     {
         exec::Executor executor(backend, model, reference);
         exec::StepOptions options;
-        options.cancelled = cancelled;
+        options.cancelled = countingOps;
         executor.runStep(options);
         backend.readGradients(expected);
     }
-    const int total = static_cast<int>(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i) {
         if (cancelled && cancelled())
             throw Cancelled();
         MeasuredPane &pane = report.panes[i];
         if (pane.ok()) {
             try {
-                exec::MeasureOptions options;
-                options.repeats = settings.repeats;
-                exec::Measurement m = exec::measure(backend, model, schedules[i], options, cancelled);
+                exec::Measurement m = exec::measure(backend, model, schedules[i], measureOptions, countingOps);
                 pane.measuredPeakBytes = m.measuredPeakBytes;
                 pane.trace = std::move(m.trace);
                 pane.firstTraceMismatch = firstMismatch(model, *pane.schedule, pane.trace);
@@ -162,9 +182,9 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
                 pane.error = e.what();
             }
         }
-        if (progress)
-            progress(static_cast<int>(i) + 1, total);
     }
+    opsDone = totalOps; // a pane that failed midway counted fewer
+    reportProgress(opsDone);
     return report;
 }
 

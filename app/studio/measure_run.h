@@ -66,11 +66,14 @@ std::optional<QString> cudaUnavailable();
 // sizes the host (or the GPU) cannot hold (LimitExceeded naming the bytes) and
 // a CUDA run without a device (DeviceUnavailable with the reason), then runs
 // store-all once for reference gradients and measures each pane.
-// `progress(done, total)` after each pane; throws remat::Cancelled between
-// ops (inside a strategy's steps too) once `cancelled()` is true. A pane whose strategy rejects the network
+// `progress(fraction)` as the run goes: the share of all the ops it executes
+// (store-all's reference step, then each pane's warm-up, probe and timed
+// steps) done so far, reported at every 1/1000 and at the end, so a long run
+// moves inside a strategy's steps too. Throws remat::Cancelled between
+// ops once `cancelled()` is true. A pane whose strategy rejects the network
 // keeps its error and the others still run.
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
-                           const std::function<void(int, int)> &progress = {},
+                           const std::function<void(double)> &progress = {},
                            const std::function<bool()> &cancelled = {});
 
 } // namespace remat::studio

@@ -61,12 +61,18 @@ void MainWindow::showMessageBox(const QString &title, const QString &text, bool 
 }
 
 bool MainWindow::openModelFile(const QString &path) {
+    const QString error = tryOpenModelFile(path);
+    if (!error.isEmpty())
+        showMessageBox(tr("Cannot open the model"), error, true);
+    return error.isEmpty();
+}
+
+QString MainWindow::tryOpenModelFile(const QString &path) {
     ModelFile file;
     try {
         file = loadModelFile(path.toStdString()); // all or nothing
     } catch (const std::exception &e) {
-        showMessageBox(tr("Cannot open the model"), QString::fromUtf8(e.what()), true);
-        return false;
+        return QString::fromUtf8(e.what());
     }
     const QString name =
         QString::fromStdString(file.name.empty() ? QFileInfo(path).fileName().toStdString() : file.name);
@@ -77,7 +83,7 @@ bool MainWindow::openModelFile(const QString &path) {
                                  .arg(layers_)
                                  .arg(model_->isChain() ? QString() : tr(", with skip connections")),
                              8000);
-    return true;
+    return {};
 }
 
 void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &name) {
@@ -100,13 +106,7 @@ void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &nam
             slot.config.strategy = graphStrategyFor(slot.config.strategy);
             params = StrategyParams{};
         }
-        // A parameter that no longer fits the new n falls back to the strategy's default.
-        if (params.every && *params.every > layers_)
-            params.every.reset();
-        if (params.checkpoints) {
-            auto &c = *params.checkpoints;
-            c.erase(std::remove_if(c.begin(), c.end(), [&](int v) { return v >= layers_; }), c.end());
-        }
+        slot.config = fittedTo(slot.config, layers_);
         slot.widget->setConfig(slot.config, layers_);
         slot.widget->setGraphModel(graph);
         all.push_back(i);

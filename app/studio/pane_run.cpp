@@ -50,6 +50,19 @@ PaneConfig withCheckpointToggled(const PaneRun &run, int index) {
     return config;
 }
 
+PaneConfig fittedTo(PaneConfig config, int layers) {
+    StrategyParams &params = config.params;
+    if (params.every && *params.every > layers)
+        params.every.reset();
+    if (params.checkpointSlots && *params.checkpointSlots > layers + 1)
+        params.checkpointSlots.reset();
+    if (params.checkpoints) {
+        auto &c = *params.checkpoints;
+        c.erase(std::remove_if(c.begin(), c.end(), [&](int v) { return v >= layers; }), c.end());
+    }
+    return config;
+}
+
 std::string describeParams(const PaneConfig &config) {
     const StrategyParams &p = config.params;
     if (p.every)

@@ -37,6 +37,11 @@ double estimatedOps(const Model &model, const PaneConfig &config);
 // checkpoints of the run's schedule with `index` toggled.
 PaneConfig withCheckpointToggled(const PaneRun &run, int index);
 
+// The config for a model of `layers` layers: parameters the pane's boxes
+// cannot hold at that n (k > n, slots > n + 1, checkpoints >= n) fall back to
+// the strategy's default, so the boxes and the schedule's title agree.
+PaneConfig fittedTo(PaneConfig config, int layers);
+
 // "k = 4", "a_4, a_8, a_12", "8 slots", "" — the parameters in words (export captions).
 std::string describeParams(const PaneConfig &config);
 

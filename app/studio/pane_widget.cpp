@@ -5,6 +5,7 @@
 #include "core/units.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,7 +24,9 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(3);
 
-    auto *controls = new QHBoxLayout;
+    controls_ = new QWidget(this);
+    auto *controls = new QHBoxLayout(controls_);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->setSpacing(6);
     swatch_ = new QLabel(this);
     swatch_->setFixedSize(12, 12);
@@ -73,7 +76,7 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     remove_->setToolTip(tr("Remove this pane"));
     remove_->setAutoRaise(true);
     controls->addWidget(remove_);
-    layout->addLayout(controls);
+    layout->addWidget(controls_);
 
     title_ = new QLabel(this);
     title_->setObjectName("title");
@@ -163,7 +166,9 @@ void PaneWidget::setConfig(const PaneConfig &config, int layers) {
     // Slots and budgets: sqrt(n) slots, or about the memory periodic needs, as a start.
     slots_->setRange(1, std::max(1, layers + 1));
     slots_->setValue(config.params.checkpointSlots.value_or(defaultEvery));
-    budget_->setRange(2, std::max(2, layers + 2));
+    // Any budget shows as given (1 node too: the planner then says why it is too small).
+    budget_->setRange(1, static_cast<int>(std::clamp<std::int64_t>(config.params.budgetNodes.value_or(1), layers + 2,
+                                                                   1'000'000'000)));
     budget_->setValue(static_cast<int>(config.params.budgetNodes.value_or(2 * defaultEvery + 1)));
     budgetBytes_ = config.params.budgetBytes;
     QStringList list;
@@ -265,6 +270,17 @@ void PaneWidget::setPalette(const render::Palette &palette, QColor seriesColor) 
 
 void PaneWidget::setRemovable(bool removable) {
     remove_->setVisible(removable);
+}
+
+void PaneWidget::setControlsVisible(bool visible) {
+    controls_->setVisible(visible);
+}
+
+void PaneWidget::changeEvent(QEvent *event) {
+    // Three lines of narration at any text size (presentation mode enlarges it).
+    if (event->type() == QEvent::FontChange)
+        narration_->setMinimumHeight(fontMetrics().lineSpacing() * 3);
+    QWidget::changeEvent(event);
 }
 
 } // namespace remat::studio

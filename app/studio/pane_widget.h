@@ -29,6 +29,8 @@ public:
     void setStep(std::int64_t step);
     void setPalette(const render::Palette &palette, QColor seriesColor);
     void setRemovable(bool removable);
+    // The strategy and parameter row (hidden in presentation mode).
+    void setControlsVisible(bool visible);
     // Strategies that plan only chains are greyed out while the model is a DAG.
     void setGraphModel(bool graph);
 
@@ -39,6 +41,9 @@ signals:
     void configEdited(const remat::studio::PaneConfig &config);
     void removeRequested();
     void nodeClicked(remat::NodeId node);
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
     void updateParamControls();
@@ -54,6 +59,7 @@ private:
     QSpinBox *slots_;
     QLabel *budgetLabel_;
     QSpinBox *budget_;
+    QWidget *controls_;
     QToolButton *remove_;
     QLabel *swatch_;
     QLabel *title_;

@@ -57,7 +57,7 @@ protected:
         std::vector<NodeId> order;
         Schedule s;
         planners::emitSplitOrder(model, 0, n, usable, choose, order, &s.checkpoints);
-        s.description = std::to_string(c) + " slots" + (c > n ? " (every node: store-all)" : "");
+        s.description = std::to_string(c) + (c == 1 ? " slot" : " slots") + (c > n ? " (every node: store-all)" : "");
         s.ops = insertFrees(model, order, lastCheckpoint(s.checkpoints));
         return s;
     }
