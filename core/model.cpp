@@ -36,6 +36,7 @@ Model Model::chain(int n, const ChainSpec &spec) {
     Model m;
     m.forwardCount_ = n + 1;
     m.isChain_ = true;
+    m.sizesInNodes_ = spec.nodeBytes == 1 && spec.forwardWorkspace == 0 && spec.backwardWorkspace == 0;
     const int nodes = m.nodeCount();
     m.bytes_.assign(nodes, spec.nodeBytes);
     if (spec.savedBytes > 0) {
@@ -78,6 +79,7 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
     m.labels_.resize(specs.size());
     m.inputOffset_.resize(m.forwardCount_ + 1);
     bool chain = true;
+    std::vector<int> inputOf(specs.size(), -1);
     for (int i = 0; i < m.forwardCount_; ++i) {
         ForwardSpec &s = specs[i];
         const std::string who = "node " + std::to_string(i) + (s.label.empty() ? "" : " (" + s.label + ")");
@@ -103,9 +105,10 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
             if (in < 0 || in >= i)
                 throw InvalidArgument(who + ": input " + std::to_string(in) + " must be an earlier node (0 to " +
                                       std::to_string(i - 1) + ")");
-            for (std::size_t j = 0; j < k; ++j)
-                if (s.inputs[j] == in)
-                    throw InvalidArgument(who + ": input " + std::to_string(in) + " is listed twice");
+            // inputOf[in] == i: seen before among node i's inputs (linear, for nodes with many inputs).
+            if (inputOf[in] == i)
+                throw InvalidArgument(who + ": input " + std::to_string(in) + " is listed twice");
+            inputOf[in] = i;
             m.inputList_.push_back(in);
         }
         if (i > 0 && !(s.inputs.size() == 1 && s.inputs[0] == i - 1))

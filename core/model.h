@@ -73,6 +73,14 @@ public:
     // Human name of layer i from a model file, or "" (chains have none).
     const std::string &label(int forwardIndex) const;
 
+    // What sizes and costs count, for what people read. A chain of unit nodes
+    // (Model::chain with 1-byte nodes and no workspace) counts nodes: its
+    // sizes read "5 nodes", not "5 B". A model file may name its cost unit
+    // ("GFLOP"); empty means the abstract forward 1, backward 2.
+    bool sizesInNodes() const { return sizesInNodes_; }
+    const std::string &costUnit() const { return costUnit_; }
+    void setCostUnit(std::string unit) { costUnit_ = std::move(unit); }
+
     std::int64_t bytes(NodeId id) const { return bytes_[id]; }
     double cost(NodeId id) const { return cost_[id]; }
     std::int64_t workspace(NodeId id) const { return workspace_[id]; }
@@ -109,6 +117,8 @@ private:
     std::vector<std::string> labels_; // empty for chains
     int forwardCount_ = 0;
     bool isChain_ = false;
+    bool sizesInNodes_ = false;
+    std::string costUnit_;
     std::vector<std::int64_t> bytes_;
     std::vector<double> cost_;
     std::vector<std::int64_t> workspace_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +19,16 @@ namespace {
 
 using nlohmann::json;
 
+// At most 40 bytes of `s`, cut on a UTF-8 character boundary.
+std::string shortened(std::string s) {
+    if (s.size() <= 40)
+        return s;
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut;
+    return s.substr(0, cut) + "...";
+}
+
 class Reader {
 public:
     explicit Reader(std::string origin) : origin_(std::move(origin)) {}
@@ -26,10 +37,7 @@ public:
         throw InvalidArgument(origin_ + ": " + (pointer.empty() ? "/" : pointer) + ": " + message);
     }
 
-    static std::string shown(const json &v) {
-        std::string s = v.dump();
-        return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-    }
+    static std::string shown(const json &v) { return shortened(v.dump()); }
 
     void onlyKeys(const json &object, const std::string &pointer, const std::set<std::string> &known) const {
         for (const auto &[key, value] : object.items())
@@ -117,9 +125,51 @@ double byteUnit(const Reader &r, const json &units) {
     }
 }
 
+// A problem found in the raw text, before nlohmann sees it: nesting deeper
+// than the format needs (nlohmann's values recurse, so 100 000 levels would
+// overflow the stack) and numbers too large for a double (which nlohmann
+// reports without a position).
+struct TextProblem {
+    std::size_t byte;
+    std::string message;
+};
+
+std::optional<TextProblem> firstTextProblem(std::string_view text) {
+    int depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxModelNesting)
+                return TextProblem{i, "nested more than " + std::to_string(kMaxModelNesting) +
+                                          " levels deep; a model file needs 3 (object, nodes array, node)"};
+        } else if (c == ']' || c == '}') {
+            depth = std::max(0, depth - 1);
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            std::size_t end = i;
+            while (end < text.size() && std::string_view("+-.0123456789eE").find(text[end]) != std::string_view::npos)
+                ++end;
+            const std::string number(text.substr(i, end - i));
+            if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
+                return TextProblem{i, "number " + shortened(number) + " is out of range (at most about 1.8e308)"};
+            i = end - 1;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 ModelFile parseModelJson(std::string_view text, const std::string &origin) {
+    if (const auto problem = firstTextProblem(text))
+        throw InvalidArgument(origin + ": " + lineAndColumn(text, problem->byte) + ": " + problem->message);
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
@@ -130,6 +180,9 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
             reason = reason.substr(p);
         throw InvalidArgument(origin + ": " + lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON (" +
                               reason + ")");
+    } catch (const json::exception &e) {
+        // Whatever else nlohmann refuses (firstTextProblem catches the known cases with a place).
+        throw InvalidArgument(origin + ": not valid JSON (" + e.what() + ")");
     }
     const Reader r(origin);
     if (!doc.is_object())
@@ -140,8 +193,9 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     if (doc.contains("version") && doc["version"] != 1)
         r.fail("/version", "this remat reads version 1, got " + Reader::shown(doc["version"]));
 
-    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}};
+    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false)};
     double unit = 1;
+    std::string costUnit;
     if (doc.contains("units")) {
         const json &units = doc["units"];
         if (!units.is_object())
@@ -149,7 +203,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
                    "expected an object such as {\"bytes\": \"MiB\", \"cost\": \"GFLOP\"}, got " + Reader::shown(units));
         r.onlyKeys(units, "/units", {"bytes", "cost"});
         unit = byteUnit(r, units);
-        out.costUnit = r.text(units, "cost", "/units", false);
+        costUnit = r.text(units, "cost", "/units", false);
     }
 
     if (!doc.contains("nodes"))
@@ -195,6 +249,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         const json &edges = doc["edges"];
         if (!edges.is_array())
             r.fail("/edges", "expected an array of [from, to] name pairs, got " + Reader::shown(edges));
+        std::set<std::pair<int, int>> listed; // a set: a node may have a million inputs
         for (std::size_t e = 0; e < edges.size(); ++e) {
             const std::string p = "/edges/" + std::to_string(e);
             const json &edge = edges[e];
@@ -209,10 +264,9 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
             if (f >= t)
                 r.fail(p, "edge \"" + from + "\" -> \"" + to +
                               "\" goes backwards; list nodes so that every edge points to a later node");
-            auto &in = specs[t].inputs;
-            if (std::find(in.begin(), in.end(), f) != in.end())
+            if (!listed.emplace(f, t).second)
                 r.fail(p, "edge \"" + from + "\" -> \"" + to + "\" is listed twice");
-            in.push_back(f);
+            specs[t].inputs.push_back(f);
         }
     } else {
         for (std::size_t i = 1; i < specs.size(); ++i)
@@ -233,6 +287,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
                    "\"" + specs[i].label + "\" feeds no later node; only the last node may be the output");
     try {
         out.model = Model::fromForward(std::move(specs));
+        out.model.setCostUnit(std::move(costUnit));
     } catch (const InvalidArgument &e) {
         throw InvalidArgument(origin + ": /nodes: " + e.what());
     }

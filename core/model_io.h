@@ -12,13 +12,15 @@ namespace remat {
 
 struct ModelFile {
     Model model;
-    std::string name;     // "VGG-16, batch 32"
-    std::string source;   // where the sizes come from
-    std::string costUnit; // what one unit of cost is ("GFLOP"), may be empty
+    std::string name;   // "VGG-16, batch 32"
+    std::string source; // where the sizes come from
 };
 
 // Largest model file read (bytes), checked before reading.
 constexpr std::int64_t kMaxModelFileBytes = 64 * 1024 * 1024;
+// Deepest nesting of arrays and objects read; the format needs 3. Checked on
+// the text before parsing, so hostile nesting cannot overflow the stack.
+constexpr int kMaxModelNesting = 64;
 
 ModelFile loadModelFile(const std::string &path);
 // `origin` names the text in messages (a path, "<studio>").

@@ -78,4 +78,62 @@ std::string formatBytes(std::int64_t bytes) {
     return buf;
 }
 
+std::string formatSize(std::int64_t bytes, bool inNodes) {
+    if (!inNodes)
+        return formatBytes(bytes);
+    return std::to_string(bytes) + (bytes == 1 ? " node" : " nodes");
+}
+
+namespace {
+// Up to 4 significant digits, no exponent, no trailing zeros: "2.005", "12.5", "1234".
+std::string plainNumber(double v) {
+    const double magnitude = std::fabs(v);
+    const int decimals = magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : 3;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    std::string s = buf;
+    if (s.find('.') != std::string::npos) {
+        s.erase(s.find_last_not_of('0') + 1);
+        if (s.back() == '.')
+            s.pop_back();
+    }
+    return s == "-0" ? "0" : s;
+}
+
+constexpr char kPrefixes[] = {'k', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'};
+constexpr int kPrefixCount = sizeof kPrefixes;
+
+// The power of 1000 an SI prefix stands for ("" 0, "k" 1, "G" 3), or -1.
+int prefixPower(const std::string &prefix) {
+    if (prefix.empty())
+        return 0;
+    for (int p = 0; p < kPrefixCount && prefix.size() == 1; ++p)
+        if (prefix[0] == kPrefixes[p])
+            return p + 1;
+    return -1;
+}
+} // namespace
+
+std::string formatCost(double cost, const std::string &unit) {
+    if (!std::isfinite(cost))
+        return std::to_string(cost) + (unit.empty() ? "" : " " + unit);
+    // A FLOP unit with a prefix ("GFLOP") lends its prefix to the number.
+    const std::size_t flop = unit.size() >= 4 ? unit.size() - 4 : std::string::npos;
+    const bool flopUnit =
+        flop != std::string::npos && unit.compare(flop, 4, "FLOP") == 0 && prefixPower(unit.substr(0, flop)) >= 0;
+    int power = flopUnit ? prefixPower(unit.substr(0, flop)) : 0;
+    double v = cost;
+    // Four digits stay as they are ("1234"); beyond, a prefix ("12.35k").
+    const int unitPower = power;
+    while (power < kPrefixCount && std::fabs(v) >= (power == unitPower ? 9999.5 : 999.5)) {
+        v /= 1000;
+        ++power;
+    }
+    const std::string number = plainNumber(v);
+    const std::string prefix = power > 0 ? std::string(1, kPrefixes[power - 1]) : std::string();
+    if (flopUnit)
+        return number + " " + prefix + "FLOP";
+    return number + prefix + (unit.empty() ? "" : " " + unit);
+}
+
 } // namespace remat

@@ -11,5 +11,12 @@ namespace remat {
 std::int64_t parseBytes(std::string_view text, std::string_view what = "size");
 // "1.50 MiB", "512 B".
 std::string formatBytes(std::int64_t bytes);
+// A size as the model counts it: "5 nodes" (Model::sizesInNodes) or formatBytes.
+std::string formatSize(std::int64_t bytes, bool inNodes);
+// A cost or a time on the cost clock, readable at any size, never in
+// exponent form: "12.5", "1234", "20.05k", "2.005M"; with a unit "3.7 ms",
+// "2.005M ms", and FLOP units take the prefix ("2.005e6 GFLOP" reads
+// "2.005 PFLOP").
+std::string formatCost(double cost, const std::string &unit = {});
 
 } // namespace remat

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           qt6-base-dev libgl-dev fonts-dejavu-core
           libeigen3-dev libcli11-dev nlohmann-json3-dev
-          libcgif-dev libgif-dev)
+          libcgif-dev libgif-dev
+          clang libclang-rt-14-dev) # libFuzzer, for the model-file fuzz test
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

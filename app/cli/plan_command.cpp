@@ -53,7 +53,7 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         doc["model"] = modelJson(model);
         doc["model"]["file"] = options.modelFile;
         doc["model"]["name"] = file.name;
-        doc["model"]["cost_unit"] = file.costUnit;
+        doc["model"]["cost_unit"] = file.model.costUnit();
         doc["budget"] = params.budgetBytes ? nlohmann::ordered_json{{"bytes", *params.budgetBytes}}
                                            : nlohmann::ordered_json{{"nodes", *params.budgetNodes}};
         doc["plan"] = summaryJson(plan);
@@ -80,7 +80,7 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     table.push_back(plan);
     table.push_back(storeAll);
     printComparisonTable(out, table, false, model.layers());
-    const std::string unit = file.costUnit.empty() ? "" : " " + file.costUnit;
+    const std::string unit = file.model.costUnit().empty() ? "" : " " + file.model.costUnit();
     out << "\nagainst store-all: peak " << formatBytes(plan.summary.peakBytes) << " instead of "
         << formatBytes(storeAll.summary.peakBytes) << " (" << signedPercent(-memorySaved) << "), cost "
         << numberText(plan.summary.cost) << unit << " instead of " << numberText(storeAll.summary.cost) << unit << " ("

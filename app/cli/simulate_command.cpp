@@ -111,7 +111,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
         if (file)
             out << "model " << (file->name.empty() ? options.modelFile : file->name) << " (" << options.modelFile
                 << "): " << n << " layers, " << (model->isChain() ? "a chain" : "a graph with skip connections")
-                << (file->costUnit.empty() ? "" : ", cost in " + file->costUnit) << "\n\n";
+                << (model->costUnit().empty() ? "" : ", cost in " + model->costUnit()) << "\n\n";
         else
             out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0))
                 << " per node, forward cost 1, backward cost 2 (docs/model.md)\n\n";

@@ -18,6 +18,7 @@ struct ExportPane {
     Summary summary;
     double costOverhead = 0; // against store-all
     std::shared_ptr<const Timeline> timeline;
+    int pane = -1; // whose colour (Palette::paneColour): the studio pane's index; -1: the export's order
 
     // The pane as a comparison row (without the ops, which live in the
     // timeline) for core/report.h's JSON and CSV schemas.

@@ -42,7 +42,7 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
         const std::string_view name = pane.strategy ? pane.strategy->name() : std::string_view("pane");
         series.push_back({pane.timeline, QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())),
-                          pane.summary.peakBytes, pane.summary.peakStep});
+                          pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
     }
     chart_.setSeries(std::move(series), options_.axis);
     const QFontMetricsF text(textFont(options_.size.width()));
@@ -111,7 +111,7 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
     // Title: the pane's colour in the chart, then its strategy.
     const double swatch = std::round(metrics.height() * 0.7);
     painter.fillRect(QRectF(rect.left() + 2, rect.top() + (paneTitleHeight_ - swatch) / 2, swatch, swatch),
-                     palette.series[index % 4]);
+                     palette.paneColour(paneColourIndex(index)));
     painter.setPen(palette.text);
     painter.drawText(QRectF(rect.left() + swatch + 8, rect.top(), rect.width() - swatch - 8, paneTitleHeight_),
                      Qt::AlignLeft | Qt::AlignVCenter,
@@ -124,14 +124,18 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
     QString status;
     if (step < 0) {
         status = QStringLiteral("before the first op \u00B7 %1 held")
-                     .arg(QString::fromStdString(formatBytes(timeline.model().bytes(timeline.model().inputNode()))));
+                     .arg(QString::fromStdString(formatSize(timeline.model().bytes(timeline.model().inputNode()),
+                                                            timeline.model().sizesInNodes())));
     } else {
-        status = QStringLiteral("op %1/%2 \u00B7 %3 \u00B7 %4 nodes, %5")
+        const Model &model = timeline.model();
+        status = QStringLiteral("op %1/%2 \u00B7 %3 \u00B7 %4")
                      .arg(step + 1)
                      .arg(timeline.steps())
-                     .arg(QString::fromStdString(describe(timeline.model(), timeline.op(step))))
-                     .arg(timeline.residentCountAt(step))
-                     .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step))));
+                     .arg(QString::fromStdString(describe(model, timeline.op(step))))
+                     .arg(model.sizesInNodes() ? QString::fromStdString(formatSize(timeline.bytesAt(step), true))
+                                               : QStringLiteral("%1 nodes, %2")
+                                                     .arg(timeline.residentCountAt(step))
+                                                     .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step)))));
     }
     painter.setPen(palette.mutedText);
     painter.drawText(QRectF(rect.left(), rect.bottom() - statusHeight_, rect.width(), statusHeight_),
@@ -180,10 +184,13 @@ void TimelinePicture::paintTitle(QImage &image) {
     const double line = QFontMetricsF(painter.font()).height() * 1.5;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
-        const QString text = QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
-                                 .arg(pane.title, QString::fromStdString(formatBytes(pane.summary.peakBytes)))
-                                 .arg(pane.summary.forwardEvaluations);
-        painter.fillRect(QRectF(w * 0.12, y + line * 0.3, line * 0.4, line * 0.4), palette.series[i % 4]);
+        const QString text =
+            QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
+                .arg(pane.title,
+                     QString::fromStdString(formatSize(pane.summary.peakBytes, pane.timeline->model().sizesInNodes())))
+                .arg(pane.summary.forwardEvaluations);
+        painter.fillRect(QRectF(w * 0.12, y + line * 0.3, line * 0.4, line * 0.4),
+                         palette.paneColour(paneColourIndex(i)));
         painter.setPen(palette.text);
         painter.drawText(QRectF(w * 0.12 + line * 0.7, y, w * 0.8, line), Qt::AlignLeft | Qt::AlignVCenter, text);
         y += line;

@@ -44,6 +44,11 @@ public:
     const Options &options() const { return options_; }
     // How many panes are drawn (1 when paneOnly).
     int shownPanes() const { return options_.paneOnly ? 1 : static_cast<int>(panes_.size()); }
+    // Pane `index`'s colour in the palette: the studio pane's, else its place here.
+    int paneColourIndex(int index) const {
+        const int pane = panes_[static_cast<std::size_t>(index)].pane;
+        return pane >= 0 ? pane : index;
+    }
     double endTime() const;
     // The step pane `index` shows at `time` (the player's rule, render::stepAtTime).
     std::int64_t stepAt(int index, double time) const;

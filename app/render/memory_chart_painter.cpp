@@ -11,11 +11,19 @@
 namespace remat::render {
 
 namespace {
-QString timeLabel(double t) {
-    return std::abs(t - std::round(t)) < 1e-9 ? QString::number(static_cast<long long>(std::llround(t)))
-                                              : QString::number(t, 'g', 4);
+QString text(const std::string &s) {
+    return QString::fromStdString(s);
 }
 } // namespace
+
+QColor MemoryChartPainter::colourOf(std::size_t index, const Palette &palette) const {
+    const int pane = series_[index].pane;
+    return palette.paneColour(pane >= 0 ? pane : static_cast<int>(index));
+}
+
+bool MemoryChartPainter::sizesInNodes() const {
+    return !series_.empty() && series_.front().timeline->model().sizesInNodes();
+}
 
 void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
     series_ = std::move(series);
@@ -64,14 +72,14 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     const double plotHeight = rect.height() - metrics.height() * 1.6 - (metrics.height() * 2.2 + 4);
     double labelWidth = 0;
     for (const double b : MemoryChartMapping::byteTicks(top, yTickCount(plotHeight, metrics)))
-        labelWidth = std::max(labelWidth, metrics.horizontalAdvance(QString::fromStdString(
-                                              formatBytes(static_cast<std::int64_t>(b)))));
+        labelWidth = std::max(
+            labelWidth, metrics.horizontalAdvance(text(formatSize(static_cast<std::int64_t>(b), sizesInNodes()))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
     return MemoryChartMapping::make(plot, maxTime(), maxBytes);
 }
 
 QString MemoryChartPainter::peakLabel(std::size_t index) const {
-    return QStringLiteral("peak ") + QString::fromStdString(formatBytes(series_[index].peakBytes));
+    return QStringLiteral("peak ") + text(formatSize(series_[index].peakBytes, sizesInNodes()));
 }
 
 std::vector<QRectF> MemoryChartPainter::peakLabelBoxes(const MemoryChartMapping &m, const QFontMetricsF &metrics,
@@ -157,7 +165,7 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.setPen(palette.mutedText);
         painter.drawText(
             QRectF(rect.left(), y - metrics.height() / 2, m.plot.left() - rect.left() - 6, metrics.height()),
-            Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(formatBytes(static_cast<std::int64_t>(b))));
+            Qt::AlignRight | Qt::AlignVCenter, text(formatSize(static_cast<std::int64_t>(b), sizesInNodes())));
     }
     const int xTickCount = std::max(2, static_cast<int>(m.plot.width() / 70));
     for (const double t : MemoryChartMapping::ticks(m.timeEnd, xTickCount)) {
@@ -168,20 +176,18 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.drawLine(QPointF(x, m.plot.top()), QPointF(x, m.plot.bottom()));
         painter.setPen(palette.mutedText);
         painter.drawText(QRectF(x - 40, m.plot.bottom() + 2, 80, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
-                         timeLabel(t));
+                         text(timeText(t, axis_, series_.front().timeline->model(), false)));
     }
     painter.setPen(palette.mutedText);
     painter.drawText(QRectF(m.plot.left(), m.plot.bottom() + metrics.height() + 2, m.plot.width(), metrics.height()),
-                     Qt::AlignHCenter | Qt::AlignTop,
-                     axis_ == TimeAxis::Cost ? QStringLiteral("time (cost: forward op 1, backward op 2)")
-                                             : QStringLiteral("time (ops)"));
+                     Qt::AlignHCenter | Qt::AlignTop, text(timeAxisTitle(axis_, series_.front().timeline->model())));
     painter.drawText(QRectF(m.plot.left(), rect.top(), m.plot.width(), metrics.height() * 1.4),
                      Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("memory"));
 
     // Curves.
     painter.setRenderHint(QPainter::Antialiasing, true);
     for (std::size_t i = 0; i < series_.size(); ++i) {
-        painter.setPen(QPen(palette.series[i % 4], 2));
+        painter.setPen(QPen(colourOf(i, palette), 2));
         const Timeline &tl = *series_[i].timeline;
         painter.drawPolyline(curve(m, series_[i], [&tl](std::int64_t step) { return tl.bytesAt(step); }));
     }
@@ -190,7 +196,7 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         const Measured &values = measured_[i];
         if (!values || static_cast<std::int64_t>(values->size()) != series_[i].timeline->steps())
             continue;
-        QPen pen(palette.series[i % 4].darker(palette.isDark() ? 70 : 140), 2, Qt::CustomDashLine);
+        QPen pen(colourOf(i, palette).darker(palette.isDark() ? 70 : 140), 2, Qt::CustomDashLine);
         pen.setDashPattern({3, 3});
         painter.setPen(pen);
         painter.drawPolyline(
@@ -218,15 +224,15 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         lx -= 10;
     }
     for (std::size_t i = series_.size(); i-- > 0;)
-        legendEntry(series_[i].name, QPen(palette.series[i % 4], 3));
+        legendEntry(series_[i].name, QPen(colourOf(i, palette), 3));
 
     // Peaks: a marker on each curve and a label placed clear of the others.
     const std::vector<QRectF> boxes = peakLabelBoxes(m, metrics, rect);
     for (std::size_t i = 0; i < series_.size(); ++i) {
         painter.setPen(QPen(palette.peak, 1.5));
-        painter.setBrush(palette.series[i % 4]);
+        painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(peakPoint(m, i), 4, 4);
-        painter.setPen(palette.series[i % 4].darker(palette.isDark() ? 80 : 120));
+        painter.setPen(colourOf(i, palette).darker(palette.isDark() ? 80 : 120));
         painter.drawText(boxes[i], Qt::AlignCenter, peakLabel(i));
     }
 }
@@ -270,7 +276,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         if (step < 0)
             continue;
         painter.setPen(QPen(palette.background, 1.5));
-        painter.setBrush(palette.series[i % 4]);
+        painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.bytesAt(step)))), 4.5, 4.5);
     }
     painter.restore();

@@ -28,6 +28,7 @@ public:
         QString name;
         std::int64_t peakBytes = 0;
         std::int64_t peakStep = -1;
+        int pane = -1; // whose colour (Palette::paneColour); -1: the series' own index
     };
 
     // Bytes op by op as measured (in the series' units, so possibly
@@ -53,6 +54,9 @@ public:
     std::vector<QRectF> peakLabelBoxes(const MemoryChartMapping &mapping, const QFontMetricsF &metrics,
                                        const QRectF &rect) const;
     QString peakLabel(std::size_t index) const;
+    // The panes share one model; a chain of unit nodes reads in nodes.
+    bool sizesInNodes() const;
+    QColor colourOf(std::size_t index, const Palette &palette) const;
 
     void paint(QPainter &painter, const QRectF &rect, double playheadTime, const Palette &palette) const;
 

@@ -26,8 +26,11 @@ struct Palette {
     QColor hover;
     QColor peak;
     QColor playhead;
-    // One colour per pane in the memory chart.
+    // One colour per pane (chart curve, table swatch, pane title), by the
+    // pane's place in the window: it stays when other panes are still
+    // simulating or refused. None equals a node fill, `current` least of all.
     QColor series[4];
+    QColor paneColour(int pane) const { return series[(pane < 0 ? 0 : pane) % 4]; }
 
     static Palette light();
     static Palette dark();

@@ -1,5 +1,7 @@
 #include "app/render/time_axis.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 
 namespace remat::render {
@@ -28,6 +30,16 @@ std::int64_t stepAtTime(const Timeline &timeline, double time, TimeAxis axis) {
     while (step >= 0 && timeline.op(step).kind != OpKind::Compute)
         --step;
     return step;
+}
+
+std::string timeText(double time, TimeAxis axis, const Model &model, bool withUnit) {
+    return formatCost(time, withUnit && axis == TimeAxis::Cost ? model.costUnit() : std::string());
+}
+
+std::string timeAxisTitle(TimeAxis axis, const Model &model) {
+    if (axis == TimeAxis::Ops)
+        return "time (ops)";
+    return model.costUnit().empty() ? "time (cost: forward op 1, backward op 2)" : "time (" + model.costUnit() + ")";
 }
 
 } // namespace remat::render

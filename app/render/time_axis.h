@@ -5,6 +5,7 @@
 #include "core/timeline.h"
 
 #include <cstdint>
+#include <string>
 
 namespace remat::render {
 
@@ -19,5 +20,12 @@ double totalTime(const Timeline &timeline, TimeAxis axis);
 // still resident (the memory it runs with), and the frees after it appear
 // together with the next compute.
 std::int64_t stepAtTime(const Timeline &timeline, double time, TimeAxis axis);
+
+// A time as people read it, never in exponent form: "26", "2.005M", with the
+// model's cost unit on the cost axis ("30.7 GFLOP") when `withUnit`.
+std::string timeText(double time, TimeAxis axis, const Model &model, bool withUnit);
+// The axis title: "time (ops)", "time (GFLOP)", or for models without a cost
+// unit "time (cost: forward op 1, backward op 2)".
+std::string timeAxisTitle(TimeAxis axis, const Model &model);
 
 } // namespace remat::render

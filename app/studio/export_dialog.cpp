@@ -39,6 +39,7 @@ std::vector<ExportPane> exportPanesOf(const MainWindow &window) {
         if (!run || !run->timeline)
             continue;
         panes.push_back(exporting::makeExportPane(run->strategy, run->summary, run->costOverhead, run->timeline));
+        panes.back().pane = i; // the colour it has on screen
     }
     return panes;
 }

@@ -9,6 +9,7 @@
 #include "app/studio/settings.h"
 #include "app/studio/summary_table.h"
 #include "core/errors.h"
+#include "core/units.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -287,7 +288,7 @@ QWidget *MainWindow::buildPlayerBar() {
     });
     layout->addWidget(slider_, 1);
     clock_ = new QLabel(bar);
-    clock_->setMinimumWidth(clock_->fontMetrics().horizontalAdvance(QStringLiteral("t = 00000.0 / 00000.0")));
+    clock_->setMinimumWidth(clock_->fontMetrics().horizontalAdvance(QStringLiteral("t = 0000.0 / 0000.0 GFLOP")));
     layout->addWidget(clock_);
     layout->addWidget(new QLabel(tr("Speed"), bar));
     speed_ = new QDoubleSpinBox(bar);
@@ -504,7 +505,7 @@ void MainWindow::refreshTracks() {
     for (int i = 0; i < paneCount(); ++i) {
         Slot &slot = slots_[static_cast<std::size_t>(i)];
         runs.push_back(slot.run);
-        colors.push_back(palette.series[i % 4]);
+        colors.push_back(palette.paneColour(i));
         if (!slot.run) {
             slot.track = -1;
             continue;
@@ -514,7 +515,7 @@ void MainWindow::refreshTracks() {
         series.push_back(
             {slot.run->timeline,
              QString::fromStdString(slot.run->timeline->schedule().strategy) + QStringLiteral(" (%1)").arg(i + 1),
-             slot.run->summary.peakBytes, slot.run->summary.peakStep});
+             slot.run->summary.peakBytes, slot.run->summary.peakStep, i});
     }
     chart_->setSeries(std::move(series), player_->axis());
     table_->setRuns(runs, colors);
@@ -529,7 +530,11 @@ void MainWindow::showPosition() {
     slider_->blockSignals(true);
     slider_->setValue(player_->position());
     slider_->blockSignals(false);
-    clock_->setText(tr("t = %1 / %2").arg(player_->time()).arg(player_->endTime()));
+    // "t = 2.005M / 4.01M GFLOP": readable at any size, in the model's cost unit.
+    const auto timeText = [this](double t, bool withUnit) {
+        return QString::fromStdString(model_ ? render::timeText(t, player_->axis(), *model_, withUnit) : formatCost(t));
+    };
+    clock_->setText(tr("t = %1 / %2").arg(timeText(player_->time(), false), timeText(player_->endTime(), true)));
 }
 
 void MainWindow::onNodeClicked(PaneWidget *pane, NodeId node) {
@@ -605,7 +610,7 @@ void MainWindow::applyPalette() {
             b->setIcon(playerIcon(static_cast<QStyle::StandardPixmap>(kind.toInt()),
                                   QApplication::palette().color(QPalette::ButtonText)));
     for (int i = 0; i < paneCount(); ++i)
-        slots_[static_cast<std::size_t>(i)].widget->setPalette(palette, palette.series[i % 4]);
+        slots_[static_cast<std::size_t>(i)].widget->setPalette(palette, palette.paneColour(i));
     refreshTracks();
 }
 

@@ -69,7 +69,10 @@ render::MemoryChartMapping MemoryChartView::mapping() const {
 
 QString MemoryChartView::describeTime(double time) const {
     QStringList lines;
-    lines << tr("<b>t = %1</b>").arg(time, 0, 'f', chart_.axis() == render::TimeAxis::Ops ? 0 : 1);
+    if (!chart_.series().empty())
+        lines << tr("<b>t = %1</b>")
+                     .arg(QString::fromStdString(
+                         render::timeText(time, chart_.axis(), chart_.series().front().timeline->model(), true)));
     for (std::size_t i = 0; i < chart_.series().size(); ++i) {
         const auto &s = chart_.series()[i];
         const Timeline &tl = *s.timeline;
@@ -82,9 +85,12 @@ QString MemoryChartView::describeTime(double time) const {
         while (step < tl.steps() && render::opEndTime(tl, step, chart_.axis()) <= time)
             ++step;
         step = std::min(step, tl.steps() - 1);
-        lines << tr("%1: %2 (%3 bytes) during op %4, %5")
-                     .arg(s.name, QString::fromStdString(formatBytes(tl.bytesAt(step))))
-                     .arg(tl.bytesAt(step))
+        const QString held =
+            tl.model().sizesInNodes()
+                ? QString::fromStdString(formatSize(tl.bytesAt(step), true))
+                : tr("%1 (%2 bytes)").arg(QString::fromStdString(formatBytes(tl.bytesAt(step)))).arg(tl.bytesAt(step));
+        lines << tr("%1: %2 during op %3, %4")
+                     .arg(s.name, held)
                      .arg(step + 1)
                      .arg(QString::fromStdString(describe(tl.model(), tl.op(step))));
         if (i < chart_.measured().size() && chart_.measured()[i]) {

@@ -247,12 +247,14 @@ void PaneWidget::setStep(std::int64_t step) {
     const std::int64_t shown = view_->step();
     const std::int64_t bytes = shown >= 0 ? tl.bytesAt(shown) : tl.model().bytes(tl.model().inputNode());
     const int nodes = shown >= 0 ? tl.residentCountAt(shown) : 1;
+    const QString held =
+        tl.model().sizesInNodes() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(formatBytes(bytes)));
     position_->setText(
-        tr("op %1 of %2 &middot; %3 nodes in memory (%4)%5")
+        tr("op %1 of %2 &middot; %3 nodes in memory%4%5")
             .arg(shown + 1)
             .arg(tl.steps())
             .arg(nodes)
-            .arg(QString::fromStdString(formatBytes(bytes)))
+            .arg(held)
             .arg(shown >= 0 && shown == run_->summary.peakStep ? tr(" &middot; <b>peak</b>") : QString()));
     narration_->setText(QString::fromStdString(render::narrate(tl, render::checkpointMask(tl), view_->state())));
 }

@@ -67,7 +67,8 @@ QString ScheduleView::describeNode(NodeId node) const {
     QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(model.name(node)));
     if (!model.isBackward(node) && !model.label(model.indexOf(node)).empty())
         text += QStringLiteral(" (%1)").arg(QString::fromStdString(model.label(model.indexOf(node))).toHtmlEscaped());
-    text += QStringLiteral(" &middot; %1<br>").arg(QString::fromStdString(formatBytes(model.bytes(node))));
+    text += QStringLiteral(" &middot; %1<br>")
+                .arg(QString::fromStdString(formatSize(model.bytes(node), model.sizesInNodes())));
     text += QStringLiteral("State: %1").arg(QString::fromUtf8(render::fillName(a.fill)));
     if (a.checkpoint)
         text +=

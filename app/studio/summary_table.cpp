@@ -94,7 +94,7 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
         item(row, Strategy)->setData(Qt::DecorationRole, colors[static_cast<std::size_t>(row) % colors.size()]);
         set(Parameters, QString::fromStdString(run->timeline->schedule().description), false);
         set(PeakNodes, QString::number(s.peakNodes));
-        set(PeakBytes, QString::fromStdString(formatBytes(s.peakBytes)));
+        set(PeakBytes, QString::fromStdString(formatSize(s.peakBytes, run->model->sizesInNodes())));
         set(ForwardEvaluations, QString::number(s.forwardEvaluations));
         set(Recomputations, QString::number(s.recomputations));
         set(Overhead, run->costOverhead == 0 ? QStringLiteral("\u00B10%")

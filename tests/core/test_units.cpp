@@ -1,4 +1,5 @@
 #include "core/errors.h"
+#include "core/model.h"
 #include "core/units.h"
 
 #include <QtTest>
@@ -46,6 +47,52 @@ private slots:
         QCOMPARE(QString::fromStdString(formatBytes(512)), QString("512 B"));
         QCOMPARE(QString::fromStdString(formatBytes(1536)), QString("1.50 KiB"));
         QCOMPARE(QString::fromStdString(formatBytes(3LL << 30)), QString("3.00 GiB"));
+    }
+
+    // Abstract chains count nodes; a size never reads "18 B" for them.
+    void sizesOfUnitChainsAreNodes() {
+        const Model unit = Model::chain(8);
+        QVERIFY(unit.sizesInNodes());
+        QCOMPARE(QString::fromStdString(formatSize(18, unit.sizesInNodes())), QString("18 nodes"));
+        QCOMPARE(QString::fromStdString(formatSize(1, true)), QString("1 node"));
+        ChainSpec big;
+        big.nodeBytes = 4 << 20;
+        QVERIFY(!Model::chain(8, big).sizesInNodes());
+        QCOMPARE(QString::fromStdString(formatSize(2048, false)), QString("2.00 KiB"));
+    }
+
+    void costsAreReadableAtAnySize_data() {
+        QTest::addColumn<double>("cost");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("whole") << 26.0 << ""
+                               << "26";
+        QTest::newRow("fraction") << 12.5 << ""
+                                  << "12.5";
+        QTest::newRow("small") << 0.0123 << ""
+                               << "0.012";
+        QTest::newRow("thousands") << 1234.0 << ""
+                                   << "1234";
+        QTest::newRow("no exponent") << 2.005e6 << ""
+                                     << "2.005M";
+        QTest::newRow("unit") << 3.75 << "ms"
+                              << "3.75 ms";
+        QTest::newRow("unit, large") << 2.005e6 << "ms"
+                                     << "2.005M ms";
+        QTest::newRow("GFLOP") << 30.7 << "GFLOP"
+                               << "30.7 GFLOP";
+        QTest::newRow("GFLOP takes the prefix") << 2.005e6 << "GFLOP"
+                                                << "2.005 PFLOP";
+        QTest::newRow("FLOP") << 12000.0 << "FLOP"
+                              << "12 kFLOP";
+        QTest::newRow("odd FLOP unit kept") << 12000.0 << "MegaFLOP"
+                                            << "12k MegaFLOP";
+    }
+    void costsAreReadableAtAnySize() {
+        QFETCH(double, cost);
+        QFETCH(QString, unit);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(formatCost(cost, unit.toStdString())), expected);
     }
 };
 

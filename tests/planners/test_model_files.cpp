@@ -6,6 +6,7 @@
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 
+#include <QElapsedTimer>
 #include <QTest>
 
 using namespace remat;
@@ -123,6 +124,18 @@ private slots:
                                    << "m.json: /units/bytes: expected a unit";
         QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})"
                                        << "m.json: /version: this remat reads version 1";
+        // Found by the fuzzer (tests/fuzz): nlohmann reported these without a place.
+        QTest::newRow("number overflow")
+            << "{\"nodes\": [{\"name\": \"in\", \"bytes\": 4},\n {\"name\": \"l\", \"bytes\": 1e400}]}"
+            << "m.json: line 2, column 25: number 1e400 is out of range";
+        QTest::newRow("integer overflow") << "{\"version\": 1" + QString(400, '0') + "}"
+                                          << "m.json: line 1, column 13: number 1000000";
+        QTest::newRow("deep nesting") << "{\"nodes\": " + QString(100000, '[') + QString(100000, ']') + "}"
+                                      << "m.json: line 1, column 74: nested more than 64 levels deep";
+        QTest::newRow("deep nesting, unclosed") << QString(100000, '{') << "m.json: line 1, column 65: nested more";
+        QTest::newRow("brackets in strings do not count")
+            << "{\"name\": \"" + QString(100, '[') + "\\\"\", \"nodes\": 3}"
+            << "m.json: /nodes: expected an array";
     }
     void badFilesNameFileAndPlace() {
         QFETCH(QString, text);
@@ -133,6 +146,27 @@ private slots:
         } catch (const InvalidArgument &e) {
             QVERIFY2(QString(e.what()).startsWith(expected), e.what());
         }
+    }
+
+    // Found while reviewing the reader for hostile files: duplicate-edge
+    // checks were quadratic in a node's inputs, so a file joining 200 000
+    // nodes into one took minutes.
+    void manyInputsLoadInLinearTime() {
+        constexpr int kNodes = 200000;
+        const std::string last = "n" + std::to_string(kNodes - 1);
+        std::string text = "{\"nodes\": [";
+        for (int i = 0; i < kNodes; ++i)
+            text += (i ? "," : "") + std::string("{\"name\": \"n") + std::to_string(i) + "\", \"bytes\": 1}";
+        text += "], \"edges\": [";
+        for (int i = 1; i < kNodes; ++i) // n0 feeds every node, every node feeds the last
+            text += (i > 1 ? ",[\"n0\", \"n" : "[\"n0\", \"n") + std::to_string(i) + "\"]" +
+                    (i + 1 < kNodes ? ",[\"n" + std::to_string(i) + "\", \"" + last + "\"]" : "");
+        text += "]}";
+        QElapsedTimer clock;
+        clock.start();
+        const ModelFile f = parseModelJson(text, "wide.json");
+        QCOMPARE(int(f.model.inputs(kNodes - 1).size()), kNodes - 1);
+        QVERIFY2(clock.elapsed() < 20000, qPrintable(QString::number(clock.elapsed()) + " ms"));
     }
 
     void unitsScalePlainNumbers() {

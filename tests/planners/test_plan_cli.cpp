@@ -119,6 +119,12 @@ private slots:
                                 << "bad.json: line 4, column";
         QTest::newRow("pointer") << QByteArray(R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": -3}]})")
                                  << "bad.json: /nodes/1/bytes: expected a size";
+        // Crashed (stack overflow) and gave "internal error", exit 1, before.
+        QTest::newRow("deep nesting") << "{\"nodes\": " + QByteArray(100000, '[') + QByteArray(100000, ']') + "}"
+                                      << "bad.json: line 1, column 74: nested more than 64 levels deep";
+        QTest::newRow("number overflow")
+            << QByteArray(R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 1e400}]})")
+            << "bad.json: line 1, column 63: number 1e400 is out of range";
     }
     void badModelFilesNameFileAndPlace() {
         QFETCH(QByteArray, text);
