@@ -38,10 +38,13 @@ namespace {
 // (w x b by (w x b)^T, and W^T by w x b).
 class BareGemms {
 public:
+    // Buffers 64-byte aligned, as the backend's are.
     BareGemms(const NetworkParameters &p, const cpu::Kernels &k)
-        : p_(p), k_(k), x_(p.input), g_(p.target), y_(x_.size()),
-          dW_(static_cast<std::size_t>(p.shape.width) * p.shape.width) {
-        k_.tanh(static_cast<cpu::Index>(x_.size()), x_.data(), x_.data());
+        : p_(p), k_(k), x_(memory_, p.shape.nodeBytes()), g_(memory_, p.shape.nodeBytes()),
+          y_(memory_, p.shape.nodeBytes()),
+          dW_(memory_, std::int64_t{p.shape.width} * p.shape.width * std::int64_t{sizeof(float)}) {
+        k_.tanh(p.shape.elements(), p.input.data(), x_.data());
+        std::copy(p.target.begin(), p.target.end(), g_.data());
     }
 
     double run(std::int64_t forwardGemms) {
@@ -59,7 +62,7 @@ public:
                     w);
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!std::isfinite(y_[0]) || !std::isfinite(dW_[0])) // keeps the optimiser from dropping the loops
+        if (!std::isfinite(y_.data()[0]) || !std::isfinite(dW_.data()[0])) // keeps the optimiser from dropping the loops
             std::puts("non-finite result");
         return s;
     }
@@ -67,7 +70,8 @@ public:
 private:
     const NetworkParameters &p_;
     const cpu::Kernels &k_;
-    std::vector<float> x_, g_, y_, dW_;
+    TrackingAllocator memory_;
+    TrackedBuffer x_, g_, y_, dW_;
 };
 
 int argument(int argc, char **argv, int index, int fallback) {
