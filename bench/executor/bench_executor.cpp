@@ -1,14 +1,17 @@
-// The CPU executor against the bare Eigen GEMMs it performs (same sizes, same
-// process): the executor's overhead (tanh, bias, allocation, bookkeeping)
-// should stay within 10% of the GEMM time. Then every strategy's step time
-// against store-all's, next to the simulator's predicted cost ratio.
+// The CPU executor against the bare GEMMs it performs (same sizes, same
+// process). First, per kernel variant this CPU runs (cpu_kernels.h), the
+// store-all step's FLOP rate against the same GEMMs built for this machine's
+// own instruction set (-march=native): the target is >= 80 %. Then every
+// strategy on the selected variant (REMAT_CPU_ISA or the fastest): step time
+// over that variant's bare GEMMs (the overhead: tanh, bias, allocation,
+// bookkeeping, target <= 10 %), and time ratios beside the simulator's cost ratios.
 //
-//   bench_executor [n width batch repeats]     (default 16 512 128 5)
+//   bench_executor [n width batch repeats]     (default 16 1024 256 5)
 #include "core/executor/cpu_backend.h"
+#include "core/executor/cpu_kernels.h"
 #include "core/executor/executor.h"
 #include "core/strategy_registry.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,105 +21,172 @@
 #include <string>
 #include <vector>
 
+#ifdef REMAT_BENCH_NATIVE
+// cpu_kernels_isa.cpp once more, built with -march=native (bench/executor/CMakeLists.txt).
+namespace remat::exec::cpu::isa_native {
+const Kernels &kernelTable();
+}
+#endif
+
 using namespace remat;
 using namespace remat::exec;
 
 namespace {
 
-using Matrix = Eigen::MatrixXf;
-
-// forwardGemms GEMMs of W (w x w) by a w x b matrix, then per layer the two
-// backward GEMMs (w x b by b x w, and W^T by w x b): what the executor does,
-// minus everything that is not a GEMM.
+// The GEMMs of a step, minus everything that is not a GEMM: forwardGemms
+// products W (w x w) by a w x b matrix, then per layer the two backward ones
+// (w x b by (w x b)^T, and W^T by w x b).
 class BareGemms {
 public:
-    explicit BareGemms(const NetworkParameters &p)
-        : p_(p), x_(Eigen::Map<const Matrix>(p.input.data(), p.shape.width, p.shape.batch).array().tanh().matrix()),
-          y_(p.shape.width, p.shape.batch), dW_(p.shape.width, p.shape.width), g_(x_) {}
+    // Buffers 64-byte aligned, as the backend's are.
+    BareGemms(const NetworkParameters &p, const cpu::Kernels &k)
+        : p_(p), k_(k), x_(memory_, p.shape.nodeBytes()), g_(memory_, p.shape.nodeBytes()),
+          y_(memory_, p.shape.nodeBytes()),
+          dW_(memory_, std::int64_t{p.shape.width} * p.shape.width * std::int64_t{sizeof(float)}) {
+        k_.tanh(p.shape.elements(), p.input.data(), x_.data());
+        std::copy(p.target.begin(), p.target.end(), g_.data());
+    }
 
     double run(std::int64_t forwardGemms) {
-        const int n = p_.shape.layers, w = p_.shape.width;
+        using cpu::Transpose;
+        const int n = p_.shape.layers;
+        const cpu::Index w = p_.shape.width, b = p_.shape.batch;
         const auto start = std::chrono::steady_clock::now();
         for (std::int64_t k = 0; k < forwardGemms; ++k) {
             const int layer = static_cast<int>(k % n) + 1;
-            y_.noalias() = Eigen::Map<const Matrix>(p_.weight(layer), w, w) * x_;
+            k_.gemm(Transpose::No, Transpose::No, w, b, w, 1.0f, p_.weight(layer), w, x_.data(), w, 0.0f, y_.data(), w);
         }
         for (int layer = n; layer >= 1; --layer) {
-            dW_.noalias() = g_ * x_.transpose();
-            y_.noalias() = Eigen::Map<const Matrix>(p_.weight(layer), w, w).transpose() * g_;
+            k_.gemm(Transpose::No, Transpose::Yes, w, w, b, 1.0f, g_.data(), w, x_.data(), w, 0.0f, dW_.data(), w);
+            k_.gemm(Transpose::Yes, Transpose::No, w, b, w, 1.0f, p_.weight(layer), w, g_.data(), w, 0.0f, y_.data(),
+                    w);
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!y_.allFinite() || !dW_.allFinite()) // keeps the optimiser from dropping the loops
+        if (!std::isfinite(y_.data()[0]) || !std::isfinite(dW_.data()[0])) // keeps the optimiser from dropping the loops
             std::puts("non-finite result");
         return s;
     }
 
 private:
     const NetworkParameters &p_;
-    Matrix x_, y_, dW_, g_;
+    const cpu::Kernels &k_;
+    TrackingAllocator memory_;
+    TrackedBuffer x_, g_, y_, dW_;
 };
 
 int argument(int argc, char **argv, int index, int fallback) {
     return argc > index ? std::atoi(argv[index]) : fallback;
 }
 
+Schedule storeAll(const Model &model) {
+    return StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
+}
+
+// Store-all steps on every variant this CPU runs, each step followed by the
+// native GEMMs of one step, so that a busy machine slows both alike.
+void compareVariants(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats) {
+    const NetworkShape &shape = params->shape;
+    const double flops = 6.0 * shape.layers * double(shape.width) * shape.width * shape.batch; // 3n GEMMs
+#ifdef REMAT_BENCH_NATIVE
+    BareGemms native(*params, cpu::isa_native::kernelTable());
+    std::printf("store-all step against the same GEMMs built with -march=native, GEMM GFLOP per step %.2f\n",
+                flops / 1e9);
+#else
+    std::puts("store-all step per kernel variant (no -march=native build here: no native reference)");
+#endif
+    std::printf("%-10s %10s %12s %14s %10s %12s\n", "kernels", "step s", "step GFLOP/s", "native GFLOP/s", "of native",
+                "vs baseline");
+    const Schedule schedule = storeAll(model);
+    double baselineSeconds = 0;
+    for (cpu::Isa isa : cpu::supportedIsas()) {
+        CpuBackend backend(params, isa);
+        Executor executor(backend, model, schedule);
+        std::vector<double> steps, nativeSteps;
+        for (int r = 0; r <= repeats; ++r) { // the first of each is a warm-up
+            const double step = executor.runStep().seconds;
+#ifdef REMAT_BENCH_NATIVE
+            const double gemms = native.run(shape.layers);
+#else
+            const double gemms = 0;
+#endif
+            if (r > 0) {
+                steps.push_back(step);
+                nativeSteps.push_back(gemms);
+            }
+        }
+        const double step = median(steps), nativeSeconds = median(nativeSteps);
+        if (isa == cpu::Isa::Baseline)
+            baselineSeconds = step;
+        std::printf("%-10s %10.4f %12.1f %14.1f %9.1f%% %11.2fx\n", std::string(cpu::isaName(isa)).c_str(), step,
+                    flops / step / 1e9, nativeSeconds > 0 ? flops / nativeSeconds / 1e9 : 0.0,
+                    nativeSeconds > 0 ? 100 * nativeSeconds / step : 0.0,
+                    baselineSeconds > 0 ? baselineSeconds / step : 0.0);
+    }
+    std::puts("of native: the step's GEMM FLOP rate over the native GEMMs' (target >= 80 % for the fastest)\n");
+}
+
+void compareStrategies(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats) {
+    const NetworkShape &shape = params->shape;
+    CpuBackend backend(params);
+    BareGemms bare(*params, cpu::kernels(backend.isa()));
+    std::printf("every strategy on %s\n", backend.deviceName().c_str());
+    std::printf("%-14s %12s %12s %10s %10s %10s %12s\n", "strategy", "step s", "GEMMs s", "overhead", "time ratio",
+                "cost ratio", "peak bytes");
+    double storeAllSeconds = 0, storeAllCost = 0;
+    for (const Strategy *s : StrategyRegistry::builtin().all()) {
+        // Strategies that need a parameter get the square-root choice.
+        const int root = std::max(2, static_cast<int>(std::lround(std::sqrt(shape.layers))));
+        StrategyParams strategyParams;
+        if (s->name() == "checkpoints") {
+            strategyParams.checkpoints = std::vector<int>{};
+            for (int k = root; k < shape.layers; k += root)
+                strategyParams.checkpoints->push_back(k);
+        } else if (s->name() == "revolve" || s->name() == "budget") {
+            strategyParams.checkpointSlots = root;
+        }
+        const Schedule schedule = s->makeSchedule(model, strategyParams);
+        // Executor steps and bare GEMM passes alternate; the first of each is a warm-up.
+        Executor executor(backend, model, schedule);
+        Measurement m;
+        m.predicted = executor.predicted();
+        std::vector<double> gemmTimes;
+        for (int r = 0; r <= repeats; ++r) {
+            const StepRecord step = executor.runStep();
+            const double g = bare.run(m.predicted.forwardEvaluations);
+            m.measuredPeakBytes = step.memory.peakBytes;
+            if (r > 0) {
+                m.seconds.push_back(step.seconds);
+                gemmTimes.push_back(g);
+            }
+        }
+        m.medianSeconds = median(m.seconds);
+        const double gemms = median(gemmTimes);
+        if (s->name() == "store-all") {
+            storeAllSeconds = m.medianSeconds;
+            storeAllCost = m.predicted.cost;
+        }
+        std::printf(
+            "%-14s %12.4f %12.4f %9.1f%% %10.3f %10.3f %12lld%s\n", std::string(s->name()).c_str(), m.medianSeconds,
+            gemms, 100 * (m.medianSeconds / gemms - 1), storeAllSeconds > 0 ? m.medianSeconds / storeAllSeconds : 0.0,
+            storeAllCost > 0 ? m.predicted.cost / storeAllCost : 0.0, static_cast<long long>(m.measuredPeakBytes),
+            m.measuredPeakBytes == m.predicted.peakBytes ? "" : "  (differs from prediction!)");
+    }
+    std::puts("\noverhead: executor step time over the bare GEMMs it performs, same kernels (target <= 10%)");
+    std::puts("time ratio: step time / store-all's; cost ratio: the simulator's predicted cost / store-all's");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    const NetworkShape shape{argument(argc, argv, 1, 16), argument(argc, argv, 2, 512), argument(argc, argv, 3, 128)};
+    const NetworkShape shape{argument(argc, argv, 1, 16), argument(argc, argv, 2, 1024), argument(argc, argv, 3, 256)};
     const int repeats = argument(argc, argv, 4, 5);
     try {
         const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate(shape));
         const Model model = networkModel(shape);
-        CpuBackend backend(params);
-        BareGemms bare(*params);
-        std::printf("bench_executor: n = %d, width %d, batch %d, fp32, %s, median of %d steps\n\n", shape.layers,
-                    shape.width, shape.batch, backend.deviceName().c_str(), repeats);
-        std::printf("%-14s %12s %12s %10s %10s %10s %12s\n", "strategy", "step s", "GEMMs s", "overhead", "time ratio",
-                    "cost ratio", "peak bytes");
-        double storeAllSeconds = 0, storeAllCost = 0;
-        for (const Strategy *s : StrategyRegistry::builtin().all()) {
-            // Strategies that need a parameter get the square-root choice.
-            const int root = std::max(2, static_cast<int>(std::lround(std::sqrt(shape.layers))));
-            StrategyParams strategyParams;
-            if (s->name() == "checkpoints") {
-                strategyParams.checkpoints = std::vector<int>{};
-                for (int k = root; k < shape.layers; k += root)
-                    strategyParams.checkpoints->push_back(k);
-            } else if (s->name() == "revolve" || s->name() == "budget") {
-                strategyParams.checkpointSlots = root;
-            }
-            const Schedule schedule = s->makeSchedule(model, strategyParams);
-            // Executor steps and bare GEMM passes alternate, so that a busy
-            // machine slows both alike; the first of each is a warm-up.
-            Executor executor(backend, model, schedule);
-            Measurement m;
-            m.predicted = executor.predicted();
-            std::vector<double> gemmTimes;
-            for (int r = 0; r <= repeats; ++r) {
-                const StepRecord step = executor.runStep();
-                const double g = bare.run(m.predicted.forwardEvaluations);
-                m.measuredPeakBytes = step.memory.peakBytes;
-                if (r > 0) {
-                    m.seconds.push_back(step.seconds);
-                    gemmTimes.push_back(g);
-                }
-            }
-            m.medianSeconds = median(m.seconds);
-            const double gemms = median(gemmTimes);
-            if (s->name() == "store-all") {
-                storeAllSeconds = m.medianSeconds;
-                storeAllCost = m.predicted.cost;
-            }
-            std::printf("%-14s %12.4f %12.4f %9.1f%% %10.3f %10.3f %12lld%s\n", std::string(s->name()).c_str(),
-                        m.medianSeconds, gemms, 100 * (m.medianSeconds / gemms - 1),
-                        storeAllSeconds > 0 ? m.medianSeconds / storeAllSeconds : 0.0,
-                        storeAllCost > 0 ? m.predicted.cost / storeAllCost : 0.0,
-                        static_cast<long long>(m.measuredPeakBytes),
-                        m.measuredPeakBytes == m.predicted.peakBytes ? "" : "  (differs from prediction!)");
-        }
-        std::puts("\noverhead: executor step time over the bare GEMMs it performs (target <= 10%)");
-        std::puts("time ratio: step time / store-all's; cost ratio: the simulator's predicted cost / store-all's");
+        std::printf("bench_executor: n = %d, width %d, batch %d, fp32, median of %d steps\n\n", shape.layers,
+                    shape.width, shape.batch, repeats);
+        compareVariants(params, model, repeats);
+        compareStrategies(params, model, repeats);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "bench_executor: %s\n", e.what());
         return 2;
