@@ -51,14 +51,9 @@ protected:
     Schedule plan(const Model &model, const StrategyParams &params) const override {
         Schedule s;
         s.checkpoints = *params.checkpoints;
-<<<<<<< HEAD
-        s.description = std::to_string(s.checkpoints.size()) + " chosen checkpoints";
-        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
-=======
         s.description = std::to_string(s.checkpoints.size()) +
                         (s.checkpoints.size() == 1 ? " chosen checkpoint" : " chosen checkpoints");
-        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
->>>>>>> studio-a
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
         return s;
     }
 };
