@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace remat::exec::math {
 
@@ -16,8 +17,37 @@ template <typename T> using VectorMap = Eigen::Map<Vector<T>>;
 template <typename T> using ConstVectorMap = Eigen::Map<const Vector<T>>;
 // A block of rows of a wider column-major matrix (one head's slice of qkv or ctx).
 using Strided = Eigen::OuterStride<Eigen::Dynamic>;
-template <typename T> using StridedMap = Eigen::Map<Matrix<T>, 0, Strided>;
-template <typename T> using ConstStridedMap = Eigen::Map<const Matrix<T>, 0, Strided>;
+
+// One (sequence, head) of qkv: its queries, keys and values as d x seq
+// strided blocks, and the matching block of a context-shaped (h x tokens) matrix.
+template <typename T> struct HeadView {
+    using Block = Eigen::Map<
+        std::conditional_t<std::is_const_v<T>, const Matrix<std::remove_const_t<T>>, Matrix<std::remove_const_t<T>>>, 0,
+        Strided>;
+    Block q, k, v;
+    std::remove_const_t<T> scale;
+    std::int64_t contextOffset;
+    int headDim, seq, hidden;
+
+    HeadView(T *qkv, const AttentionShape &shape, int batch, int head)
+        : q(at(qkv, shape, batch, head, 0)), k(at(qkv, shape, batch, head, 1)), v(at(qkv, shape, batch, head, 2)),
+          scale(std::remove_const_t<T>(1) / std::sqrt(static_cast<std::remove_const_t<T>>(shape.headDim()))),
+          contextOffset(std::int64_t{batch} * shape.seq * shape.hidden + std::int64_t{head} * shape.headDim()),
+          headDim(shape.headDim()), seq(shape.seq), hidden(shape.hidden) {}
+
+    template <typename U> auto context(U *matrix) const {
+        using Plain = Matrix<std::remove_const_t<U>>;
+        return Eigen::Map<std::conditional_t<std::is_const_v<U>, const Plain, Plain>, 0, Strided>(
+            matrix + contextOffset, headDim, seq, Strided(hidden));
+    }
+
+private:
+    static Block at(T *qkv, const AttentionShape &shape, int batch, int head, int part) {
+        const int h = shape.hidden, d = shape.headDim();
+        const std::int64_t offset = std::int64_t{batch} * shape.seq * 3 * h + std::int64_t{part} * h + head * d;
+        return Block(qkv + offset, d, shape.seq, Strided(3 * h));
+    }
+};
 
 } // namespace
 
@@ -158,46 +188,37 @@ template <typename T> void geluBackward(const T *u, const T *dg, T *du, std::int
 }
 
 template <typename T> void attentionForward(const T *qkv, T *probs, T *ctx, const AttentionShape &shape) {
-    const int h = shape.hidden, d = shape.headDim(), s = shape.seq;
-    const T scale = T(1) / std::sqrt(static_cast<T>(d));
-    const Strided qkvStride(3 * h), ctxStride(h);
+    const int s = shape.seq;
     for (int b = 0; b < shape.batch; ++b)
         for (int head = 0; head < shape.heads; ++head) {
-            const std::int64_t col = std::int64_t{b} * s * 3 * h;
-            const ConstStridedMap<T> q(qkv + col + head * d, d, s, qkvStride);
-            const ConstStridedMap<T> k(qkv + col + h + head * d, d, s, qkvStride);
-            const ConstStridedMap<T> v(qkv + col + 2 * h + head * d, d, s, qkvStride);
+            const HeadView<const T> view(qkv, shape, b, head);
+            const auto &q = view.q, &k = view.k, &v = view.v;
             T *pBlock = probs + (std::int64_t{b} * shape.heads + head) * s * s;
             Map<T> p(pBlock, s, s);
             p.noalias() = k.transpose() * q;
-            p *= scale;
+            p *= view.scale;
             softmaxForward(pBlock, s, s);
-            StridedMap<T>(ctx + std::int64_t{b} * s * h + head * d, d, s, ctxStride).noalias() = v * p;
+            view.context(ctx).noalias() = v * p;
         }
 }
 
 template <typename T>
 void attentionBackward(const T *dctx, const T *qkv, const T *probs, T *dqkv, T *scratch, const AttentionShape &shape) {
-    const int h = shape.hidden, d = shape.headDim(), s = shape.seq;
-    const T scale = T(1) / std::sqrt(static_cast<T>(d));
-    const Strided qkvStride(3 * h), ctxStride(h);
+    const int s = shape.seq;
     for (int b = 0; b < shape.batch; ++b)
         for (int head = 0; head < shape.heads; ++head) {
-            const std::int64_t col = std::int64_t{b} * s * 3 * h;
-            const ConstStridedMap<T> q(qkv + col + head * d, d, s, qkvStride);
-            const ConstStridedMap<T> k(qkv + col + h + head * d, d, s, qkvStride);
-            const ConstStridedMap<T> v(qkv + col + 2 * h + head * d, d, s, qkvStride);
-            StridedMap<T> dq(dqkv + col + head * d, d, s, qkvStride);
-            StridedMap<T> dk(dqkv + col + h + head * d, d, s, qkvStride);
-            StridedMap<T> dv(dqkv + col + 2 * h + head * d, d, s, qkvStride);
-            const ConstStridedMap<T> dc(dctx + std::int64_t{b} * s * h + head * d, d, s, ctxStride);
+            const HeadView<const T> view(qkv, shape, b, head);
+            const auto &q = view.q, &k = view.k, &v = view.v;
+            HeadView<T> grad(dqkv, shape, b, head);
+            auto &dq = grad.q, &dk = grad.k, &dv = grad.v;
+            const auto dc = view.context(dctx);
             const T *pBlock = probs + (std::int64_t{b} * shape.heads + head) * s * s;
             const ConstMap<T> p(pBlock, s, s);
             Map<T> dp(scratch, s, s);
             dv.noalias() = dc * p.transpose();
             dp.noalias() = v.transpose() * dc;
             softmaxBackward(pBlock, scratch, scratch, s, s);
-            dp *= scale; // now dL/d(K^T Q)
+            dp *= view.scale; // now dL/d(K^T Q)
             dq.noalias() = k * dp;
             dk.noalias() = q * dp.transpose();
         }

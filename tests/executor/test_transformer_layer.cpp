@@ -144,6 +144,16 @@ Vec referenceLayer(const TransformerShape &s, const LayerTensors<const double *>
     return y;
 }
 
+// The shape of the current row of shapes_data().
+TransformerShape fetchShape() {
+    QFETCH(int, layers);
+    QFETCH(int, hidden);
+    QFETCH(int, heads);
+    QFETCH(int, seq);
+    QFETCH(int, batch);
+    return makeShape(layers, hidden, heads, seq, batch);
+}
+
 double largestMagnitude(const Vec &v) {
     double m = 0;
     for (double x : v)
@@ -173,12 +183,7 @@ private slots:
     // transformer_math composes to the layer as defined, value for value.
     void forwardIsTheDefinedLayer_data() { shapes_data(); }
     void forwardIsTheDefinedLayer() {
-        QFETCH(int, layers);
-        QFETCH(int, hidden);
-        QFETCH(int, heads);
-        QFETCH(int, seq);
-        QFETCH(int, batch);
-        const TransformerShape s = makeShape(layers, hidden, heads, seq, batch);
+        const TransformerShape s = fetchShape();
         const DoubleNetwork net(TransformerParameters::generate(s));
         Vec saved(static_cast<std::size_t>(savedFloats(s))), work(static_cast<std::size_t>(forwardWorkspaceFloats(s)));
         Vec y(net.input.size());
@@ -192,12 +197,7 @@ private slots:
     // Every gradient (every parameter and the input) against central differences of the loss.
     void gradientsMatchFiniteDifferences_data() { shapes_data(); }
     void gradientsMatchFiniteDifferences() {
-        QFETCH(int, layers);
-        QFETCH(int, hidden);
-        QFETCH(int, heads);
-        QFETCH(int, seq);
-        QFETCH(int, batch);
-        DoubleNetwork net(TransformerParameters::generate(makeShape(layers, hidden, heads, seq, batch)));
+        DoubleNetwork net(TransformerParameters::generate(fetchShape()));
         Vec dMatrices, dVectors, dInput;
         net.run(&dMatrices, &dVectors, &dInput);
         const double step = 1e-6;
@@ -227,12 +227,7 @@ private slots:
     // The fp32 layer the backends run agrees with the fp64 one.
     void floatAgreesWithDouble_data() { shapes_data(); }
     void floatAgreesWithDouble() {
-        QFETCH(int, layers);
-        QFETCH(int, hidden);
-        QFETCH(int, heads);
-        QFETCH(int, seq);
-        QFETCH(int, batch);
-        const TransformerShape s = makeShape(layers, hidden, heads, seq, batch);
+        const TransformerShape s = fetchShape();
         const TransformerParameters p = TransformerParameters::generate(s);
         const DoubleNetwork net(p);
         std::vector<float> y(p.input.size()), dx(p.input.size()), dy(p.input.size());
