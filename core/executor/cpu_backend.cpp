@@ -1,12 +1,9 @@
 #include "core/executor/cpu_backend.h"
 
 #include "core/errors.h"
-#include "core/executor/process_memory.h"
 
 #include <Eigen/Core>
-#include <algorithm>
 #include <cstring>
-#include <thread>
 
 namespace remat::exec {
 
@@ -22,51 +19,14 @@ using ConstVectorMap = Eigen::Map<const Vector>;
 
 } // namespace
 
-CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters) : params_(std::move(parameters)) {
+CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters)
+    : HostBackend(parameters ? 2 * (static_cast<std::size_t>(parameters->shape.layers) + 1) : 0,
+                  parameters ? parameters->shape.nodeBytes() : 0),
+      params_(std::move(parameters)) {
     if (!params_)
         throw InvalidArgument("the CPU backend needs network parameters");
-    const NetworkShape &s = params_->shape;
-    nodes_.resize(2 * (static_cast<std::size_t>(s.layers) + 1));
     grads_.weights.assign(params_->weights.size(), 0.0f);
     grads_.biases.assign(params_->biases.size(), 0.0f);
-}
-
-std::string CpuBackend::deviceName() const {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-#if defined(__x86_64__)
-    const char *arch = "x86_64";
-#elif defined(__aarch64__)
-    const char *arch = "aarch64";
-#else
-    const char *arch = "cpu";
-#endif
-    return std::string(arch) + " (" + std::to_string(cores) + " cores), Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
-           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", 1 thread";
-}
-
-float *CpuBackend::node(NodeId id, const char *role) const {
-    if (id >= nodes_.size() || !nodes_[id])
-        throw InvalidArgument(std::string("CPU backend: ") + role + " node " + std::to_string(id) +
-                              " is not allocated");
-    return nodes_[id].data();
-}
-
-void CpuBackend::allocate(NodeId id) {
-    if (id >= nodes_.size())
-        throw InvalidArgument("CPU backend: no node " + std::to_string(id));
-    if (nodes_[id])
-        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " is already allocated");
-    nodes_[id] = TrackedBuffer(allocator_, shape().nodeBytes());
-}
-
-void CpuBackend::release(NodeId id) {
-    node(id, "released");
-    nodes_[id] = TrackedBuffer();
-}
-
-void CpuBackend::releaseAll() {
-    for (auto &b : nodes_)
-        b = TrackedBuffer();
 }
 
 void CpuBackend::loadInput() {
@@ -111,31 +71,6 @@ void CpuBackend::backward(int i) {
     VectorMap(grads_.biases.data() + std::int64_t{layer - 1} * w, w) = next.rowwise().sum();
     out.noalias() = ConstMap(params_->weight(layer), w, w).transpose() * next;
     out.array() *= 1.0f - t.array().square();
-}
-
-MemoryCounters CpuBackend::counters() const {
-    MemoryCounters c;
-    c.liveBytes = allocator_.liveBytes();
-    c.peakBytes = allocator_.peakBytes();
-    c.allocations = allocator_.allocations();
-    return c;
-}
-
-double CpuBackend::stopTimerSeconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
-
-void CpuBackend::deviceWatchBegin() {
-    allocator_.trim();
-    trimHeap();
-    rssBaseline_ = resetPeakResident() ? residentBytes() : std::nullopt;
-}
-
-std::optional<std::int64_t> CpuBackend::deviceWatchPeakGrowth() {
-    const auto peak = peakResidentBytes();
-    if (!rssBaseline_ || !peak)
-        return std::nullopt;
-    return std::max<std::int64_t>(0, *peak - *rssBaseline_);
 }
 
 void CpuBackend::readGradients(Gradients &out) {
