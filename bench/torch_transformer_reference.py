@@ -21,9 +21,12 @@ script
      - gradients (per tensor: L2 norm and sum, remat's JSON vs torch's).
 
 Peak counter, PyTorch side. CUDA: torch.cuda.max_memory_allocated() minus
-what was allocated before the step. CPU: the profiler's memory events
-(torch.profiler with profile_memory=True records every allocation and free of
-the CPU allocator, in order), summed in order, highest running total. Both
+what was allocated before the step. CPU: torch.profiler with
+profile_memory=True, which charges every allocation and free of the CPU
+allocator to the op running at the time: each op's own bytes (children
+excluded) summed in the order the ops started, highest running total. It
+sees op granularity, so a transient inside one op that is freed before the
+op ends is missed: on the CPU PyTorch's figure is a lower bound. Both
 exclude what exists before the step (parameters, their gradients already
 allocated by a warm-up step and zeroed in place, input and target); the
 input gradient (b_0 in remat) is allocated inside the step on both sides.
@@ -203,11 +206,12 @@ def peak_bytes(args, layers, x, target, per_layer_checkpoint):
         return torch.cuda.max_memory_allocated() - before
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
         step(layers, x, target, per_layer_checkpoint)
-    events = [e for e in prof.events() if e.name == "[memory]"]
-    events.sort(key=lambda e: e.time_range.start)
+    # Each op's own allocations minus frees (children excluded), in the order
+    # the ops started; "[memory]" events are those outside any op.
+    events = sorted(prof.events(), key=lambda e: (e.time_range.start, -e.time_range.end))
     total = peak = 0
     for e in events:
-        total += e.cpu_memory_usage
+        total += e.cpu_memory_usage if e.name == "[memory]" else e.self_cpu_memory_usage
         peak = max(peak, total)
     return peak
 

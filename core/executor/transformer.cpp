@@ -88,7 +88,12 @@ std::int64_t savedFloats(const TransformerShape &shape) {
 }
 
 std::int64_t forwardWorkspaceFloats(const TransformerShape &shape) {
-    return 4 * std::int64_t{shape.hidden} * shape.tokens(); // gelu(fc1): fc2's input
+    // Wide (4hN): gelu(fc1), fc2's input; when discarding, first qkv and the
+    // context. Narrow (hN): LN2(x2). One head's probabilities (s^2) and the
+    // LayerNorm statistics (2N), used when discarding. The same size either
+    // way: the model has one workspace per layer.
+    const std::int64_t n = shape.tokens();
+    return 5 * std::int64_t{shape.hidden} * n + std::int64_t{shape.seq} * shape.seq + 2 * n;
 }
 
 std::int64_t backwardWorkspaceFloats(const TransformerShape &shape) {
@@ -96,6 +101,39 @@ std::int64_t backwardWorkspaceFloats(const TransformerShape &shape) {
     // gradients of h-wide activations (hN); one head's dL/dP (s^2).
     return 5 * std::int64_t{shape.hidden} * shape.tokens() + std::int64_t{shape.seq} * shape.seq;
 }
+
+double layerForwardFlops(const TransformerShape &shape) {
+    const double n = static_cast<double>(shape.tokens()), h = shape.hidden, s = shape.seq;
+    return 24 * n * h * h + 4 * n * s * h; // the four GEMMs, then K^T Q and V P
+}
+
+Model transformerModel(const TransformerShape &shape) {
+    shape.validate();
+    const double forwardGflop = layerForwardFlops(shape) / 1e9;
+    std::vector<ForwardSpec> specs(static_cast<std::size_t>(shape.layers) + 1);
+    for (int i = 0; i <= shape.layers; ++i) {
+        ForwardSpec &s = specs[static_cast<std::size_t>(i)];
+        s.label = i == 0 ? "input" : "layer" + std::to_string(i);
+        s.bytes = shape.nodeBytes();
+        s.forwardCost = i == 0 ? 0 : forwardGflop;
+        if (i > 0) {
+            s.inputs = {i - 1};
+            s.savedBytes = savedBytes(shape);
+            s.forwardWorkspace = 4 * forwardWorkspaceFloats(shape);
+        }
+        if (i < shape.layers) { // b_i is layer i+1's backward
+            s.backwardCost = 2 * forwardGflop;
+            s.backwardWorkspace = 4 * backwardWorkspaceFloats(shape);
+        } else { // b_L = a_L - target
+            s.backwardCost = static_cast<double>(shape.hidden) * static_cast<double>(shape.tokens()) / 1e9;
+        }
+    }
+    return Model::fromForward(std::move(specs));
+}
+
+const char *const kLayerTensorNames[12] = {"qkv_weight", "proj_weight", "fc1_weight", "fc2_weight",
+                                           "ln1_gamma",  "ln1_beta",    "qkv_bias",   "proj_bias",
+                                           "ln2_gamma",  "ln2_beta",    "fc1_bias",   "fc2_bias"};
 
 std::int64_t layerMatrixFloats(int hidden) {
     return 12 * std::int64_t{hidden} * hidden;
@@ -113,24 +151,38 @@ template <typename T> LayerTensors<T *> layerTensors(T *matrices, T *vectors, in
             v + 2 * h, v + 5 * h,     v + 6 * h,     v + 7 * h,     v + 8 * h, v + 12 * h};
 }
 
+// Both modes run the same operations on the same values in the same order;
+// only where the internals live differs. Recording: in `saved`. Discarding:
+// qkv and the context in the wide part of the workspace, one head's
+// probabilities at a time, LayerNorm statistics in the workspace's tail, x2
+// in y. The fc1 output then takes the wide part and GELU runs in place.
 template <typename T>
 void transformerLayerForward(const TransformerShape &s, const LayerTensors<const T *> &w, const T *x, T *y, T *saved,
                              T *workspace) {
-    const SavedLayout at = savedLayout(s);
     const int h = s.hidden;
-    const std::int64_t n = s.tokens();
-    T *residual = saved + at.residual, *preGelu = saved + at.preGelu;
-    // y is free until the last GEMM: it holds LN1(x), then LN2(x2).
-    math::layerNormForward(x, w.ln1Gamma, w.ln1Beta, y, saved + at.mean1, saved + at.rstd1, h, n);
-    math::linearForward(y, w.qkvWeight, w.qkvBias, saved + at.qkv, h, 3 * h, n);
-    math::attentionForward(saved + at.qkv, saved + at.probs, saved + at.ctx, s.attention());
-    math::linearForward(saved + at.ctx, w.projWeight, w.projBias, residual, h, h, n);
-    math::residualAdd(residual, x, h * n);
-    math::layerNormForward(residual, w.ln2Gamma, w.ln2Beta, y, saved + at.mean2, saved + at.rstd2, h, n);
-    math::linearForward(y, w.fc1Weight, w.fc1Bias, preGelu, h, 4 * h, n);
-    math::geluForward(preGelu, workspace, 4 * h * n);
-    math::linearForward(workspace, w.fc2Weight, w.fc2Bias, y, 4 * h, h, n);
-    math::residualAdd(y, residual, h * n);
+    const std::int64_t n = s.tokens(), hn = h * n;
+    T *wide = workspace, *narrow = workspace + 4 * hn, *scores = narrow + hn, *stats = scores + s.seq * s.seq;
+    const bool recording = saved != nullptr;
+    const SavedLayout at = savedLayout(s);
+    T *mean1 = recording ? saved + at.mean1 : stats, *rstd1 = recording ? saved + at.rstd1 : stats + n;
+    T *mean2 = recording ? saved + at.mean2 : stats, *rstd2 = recording ? saved + at.rstd2 : stats + n;
+    T *qkv = recording ? saved + at.qkv : wide, *ctx = recording ? saved + at.ctx : wide + 3 * hn;
+    T *probs = recording ? saved + at.probs : scores;
+    T *residual = recording ? saved + at.residual : y;
+    T *preGelu = recording ? saved + at.preGelu : wide;
+    // y holds LN1(x) until the QKV GEMM has read it.
+    math::layerNormForward(x, w.ln1Gamma, w.ln1Beta, y, mean1, rstd1, h, n);
+    math::linearForward(y, w.qkvWeight, w.qkvBias, qkv, h, 3 * h, n);
+    math::attentionForward(qkv, probs, recording ? std::int64_t{s.seq} * s.seq : 0, ctx, s.attention());
+    math::linearForward(ctx, w.projWeight, w.projBias, residual, h, h, n);
+    math::residualAdd(residual, x, hn);
+    if (recording)
+        std::memcpy(y, residual, static_cast<std::size_t>(hn) * sizeof(T));
+    math::layerNormForward(y, w.ln2Gamma, w.ln2Beta, narrow, mean2, rstd2, h, n);
+    math::linearForward(narrow, w.fc1Weight, w.fc1Bias, preGelu, h, 4 * h, n);
+    math::geluForward(preGelu, wide, 4 * hn); // in place when discarding
+    math::linearAccumulate(wide, w.fc2Weight, y, 4 * h, h, n);
+    math::biasAdd(y, w.fc2Bias, h, n);
 }
 
 template <typename T>

@@ -63,6 +63,21 @@ inline std::int64_t savedBytes(const TransformerShape &shape) {
 std::int64_t forwardWorkspaceFloats(const TransformerShape &shape);
 std::int64_t backwardWorkspaceFloats(const TransformerShape &shape);
 
+// FLOPs of one layer's forward: 24 s b h^2 (QKV, projection, fc1, fc2) +
+// 4 s^2 b h (scores and context), as Narayanan et al. 2021 count them.
+double layerForwardFlops(const TransformerShape &shape);
+
+// The remat::Model of this network: node bytes h*s*b*4 for every a_i and b_i,
+// saved bytes savedBytes(shape) for every layer, workspaces exactly as the
+// backend allocates them (4 times the floats above; b_L, a_L - target, needs
+// none). Costs in GFLOP: a layer's forward, twice that for its backward
+// (b_(i-1)), h*s*b FLOP for b_L.
+Model transformerModel(const TransformerShape &shape);
+
+// Tensor names in LayerTensors order ("qkv_weight", ..., "fc2_bias"), as the
+// CLI's JSON and bench/torch_transformer_reference.py name them.
+extern const char *const kLayerTensorNames[12];
+
 // A layer's parameters (or their gradients) as pointers into the flat
 // arrays: per layer, matrices W_qkv (3h x h), W_o (h x h), W_1 (4h x h),
 // W_2 (h x 4h) one after the other, and vectors LN1 gamma, beta, c_qkv, c_o,
@@ -75,8 +90,11 @@ std::int64_t layerMatrixFloats(int hidden);                                     
 std::int64_t layerVectorFloats(int hidden);                                                           // 13 h
 template <typename T> LayerTensors<T *> layerTensors(T *matrices, T *vectors, int hidden, int layer); // layer 1..L
 
-// Layer `layer`'s forward: y from x; `saved` receives savedFloats, `workspace`
-// holds forwardWorkspaceFloats (scratch). y may not alias x.
+// A layer's forward: y from x. Recording (`saved` given): the internals go
+// to `saved` (savedFloats). Discarding (`saved` null): they live in the
+// workspace only while the layer runs. `workspace` holds
+// forwardWorkspaceFloats either way; y's bits do not depend on the mode.
+// y may not alias x.
 template <typename T>
 void transformerLayerForward(const TransformerShape &shape, const LayerTensors<const T *> &weights, const T *x, T *y,
                              T *saved, T *workspace);

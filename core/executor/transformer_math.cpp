@@ -115,6 +115,10 @@ void linearForward(const T *x, const T *weight, const T *bias, T *y, int in, int
     biasAdd(y, bias, out, n);
 }
 
+template <typename T> void linearAccumulate(const T *x, const T *weight, T *y, int in, int out, std::int64_t n) {
+    Map<T>(y, out, n).noalias() += ConstMap<T>(weight, out, in) * ConstMap<T>(x, in, n);
+}
+
 template <typename T>
 void linearBackwardParameters(const T *dy, const T *x, T *dweight, T *dbias, int in, int out, std::int64_t n) {
     const ConstMap<T> dyMap(dy, out, n);
@@ -187,13 +191,14 @@ template <typename T> void geluBackward(const T *u, const T *dg, T *du, std::int
     }
 }
 
-template <typename T> void attentionForward(const T *qkv, T *probs, T *ctx, const AttentionShape &shape) {
+template <typename T>
+void attentionForward(const T *qkv, T *probs, std::int64_t blockStride, T *ctx, const AttentionShape &shape) {
     const int s = shape.seq;
     for (int b = 0; b < shape.batch; ++b)
         for (int head = 0; head < shape.heads; ++head) {
             const HeadView<const T> view(qkv, shape, b, head);
             const auto &q = view.q, &k = view.k, &v = view.v;
-            T *pBlock = probs + (std::int64_t{b} * shape.heads + head) * s * s;
+            T *pBlock = probs + (std::int64_t{b} * shape.heads + head) * blockStride;
             Map<T> p(pBlock, s, s);
             p.noalias() = k.transpose() * q;
             p *= view.scale;
@@ -238,7 +243,8 @@ void attentionBackward(const T *dctx, const T *qkv, const T *probs, T *dqkv, T *
     template void softmaxBackward<T>(const T *, const T *, T *, int, std::int64_t);                                    \
     template void geluForward<T>(const T *, T *, std::int64_t);                                                        \
     template void geluBackward<T>(const T *, const T *, T *, std::int64_t);                                            \
-    template void attentionForward<T>(const T *, T *, T *, const AttentionShape &);                                    \
+    template void attentionForward<T>(const T *, T *, std::int64_t, T *, const AttentionShape &);                      \
+    template void linearAccumulate<T>(const T *, const T *, T *, int, int, std::int64_t);                              \
     template void attentionBackward<T>(const T *, const T *, const T *, T *, T *, const AttentionShape &);
 
 REMAT_INSTANTIATE_TRANSFORMER_MATH(float)

@@ -35,6 +35,8 @@ void layerNormBackward(const T *dy, const T *x, const T *mean, const T *rstd, co
 // y (out x n) = W (out x in) x (in x n) + bias. `y` may not alias `x`.
 template <typename T>
 void linearForward(const T *x, const T *weight, const T *bias, T *y, int in, int out, std::int64_t n);
+// y (out x n) += W x: the GEMM accumulates into y.
+template <typename T> void linearAccumulate(const T *x, const T *weight, T *y, int in, int out, std::int64_t n);
 // dW = dy x^T, dbias = sum of dy over the tokens (both written).
 template <typename T>
 void linearBackwardParameters(const T *dy, const T *x, T *dweight, T *dbias, int in, int out, std::int64_t n);
@@ -64,8 +66,10 @@ template <typename T> void geluBackward(const T *u, const T *dg, T *du, std::int
 // each, d = h / heads. For each sequence and head:
 //     P = softmax over keys of (K^T Q) / sqrt(d)       (seq x seq, column = query)
 //     ctx = V P                                          (d x seq)
-// probs: batch * heads blocks of seq x seq (block (batch, head) at index
-// batch * heads + head), written; ctx: h x (seq * batch), written.
+// probs: seq x seq blocks, block (batch, head) at probs + (batch * heads +
+// head) * blockStride, written: blockStride = seq * seq keeps every block (a
+// recording forward), 0 reuses one (a forward that discards); either way the
+// same operations on the same values. ctx: h x (seq * batch), written.
 struct AttentionShape {
     int hidden = 0;
     int heads = 0;
@@ -73,7 +77,8 @@ struct AttentionShape {
     int batch = 0;
     int headDim() const { return hidden / heads; }
 };
-template <typename T> void attentionForward(const T *qkv, T *probs, T *ctx, const AttentionShape &shape);
+template <typename T>
+void attentionForward(const T *qkv, T *probs, std::int64_t blockStride, T *ctx, const AttentionShape &shape);
 // dqkv (written) from dctx and the saved qkv and probs. `scratch` holds
 // seq * seq floats (one head's dL/dP).
 template <typename T>
