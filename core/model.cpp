@@ -31,12 +31,17 @@ Model Model::chain(int n, const ChainSpec &spec) {
     requireNonNegative(spec.backwardWorkspace, "backward workspace");
     requireCost(spec.forwardCost, "forward cost");
     requireCost(spec.backwardCost, "backward cost");
+    requireNonNegative(spec.savedBytes, "saved bytes");
 
     Model m;
     m.forwardCount_ = n + 1;
     m.isChain_ = true;
     const int nodes = m.nodeCount();
     m.bytes_.assign(nodes, spec.nodeBytes);
+    if (spec.savedBytes > 0) {
+        m.savedBytes_.assign(m.forwardCount_, spec.savedBytes);
+        m.savedBytes_[0] = 0; // a_0 is given, no layer computes it
+    }
     m.cost_.resize(nodes);
     m.workspace_.resize(nodes);
     for (int i = 0; i < m.forwardCount_; ++i) {
@@ -83,6 +88,9 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
             throw InvalidArgument(who + ": gradient bytes must be >= 1, got " + std::to_string(gradBytes));
         requireNonNegative(s.forwardWorkspace, who + ": forward workspace");
         requireNonNegative(s.backwardWorkspace, who + ": backward workspace");
+        requireNonNegative(s.savedBytes, who + ": saved bytes");
+        if (i == 0 && s.savedBytes != 0)
+            throw InvalidArgument(who + ": the input is given, not computed, so it saves nothing (saved bytes must be 0)");
         requireCost(s.forwardCost, who + ": forward cost");
         requireCost(s.backwardCost, who + ": backward cost");
         if (i == 0 && !s.inputs.empty())
@@ -109,6 +117,11 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
         m.workspace_[i] = i == 0 ? 0 : s.forwardWorkspace;
         m.workspace_[m.forwardCount_ + i] = s.backwardWorkspace;
         m.labels_[i] = std::move(s.label);
+        if (s.savedBytes > 0) {
+            if (m.savedBytes_.empty())
+                m.savedBytes_.assign(m.forwardCount_, 0);
+            m.savedBytes_[i] = s.savedBytes;
+        }
     }
     m.inputOffset_[m.forwardCount_] = static_cast<std::uint32_t>(m.inputList_.size());
     m.isChain_ = chain;
@@ -155,6 +168,16 @@ void Model::deriveReads() {
             readList_.push_back(backwardNode(c));
     }
     readOffset_[nodeCount()] = static_cast<std::uint32_t>(readList_.size());
+}
+
+std::vector<int> Model::savedReads(NodeId id) const {
+    std::vector<int> out;
+    if (savedBytes_.empty() || !isBackward(id))
+        return out;
+    for (int c : consumers(indexOf(id)))
+        if (savedBytes_[static_cast<std::size_t>(c)] > 0)
+            out.push_back(c);
+    return out;
 }
 
 std::string Model::name(NodeId id) const {

@@ -3,6 +3,9 @@
 // order, a chain in the common case) and one backward node b_i per forward
 // node. Every node has bytes, a compute cost and the transient workspace its
 // computation needs. Node ids are dense so that the simulator can index arrays.
+// A layer F_i may also save internals s_i for its own backward (attention
+// probabilities, an MLP's wide intermediate...): kept only when F_i runs
+// *recording*, released once the backward ops that consume them are done.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,6 +20,7 @@ using NodeId = std::uint32_t;
 struct ForwardSpec {
     std::string label;                  // optional human name ("conv1_1"); a_i is always the id
     std::int64_t bytes = 1;             // size of the activation a_i
+    std::int64_t savedBytes = 0;        // internals s_i a recording run keeps for F_i's backward
     double forwardCost = 1;             // cost of computing a_i
     std::int64_t forwardWorkspace = 0;  // transient bytes while computing a_i
     std::int64_t gradBytes = -1;        // size of b_i; -1: same as a_i
@@ -28,6 +32,7 @@ struct ForwardSpec {
 // Parameters of a homogeneous chain (every layer alike).
 struct ChainSpec {
     std::int64_t nodeBytes = 1;
+    std::int64_t savedBytes = 0; // internals each layer saves for its backward when recording
     double forwardCost = 1;
     double backwardCost = 2;
     std::int64_t forwardWorkspace = 0;
@@ -71,6 +76,18 @@ public:
     std::int64_t bytes(NodeId id) const { return bytes_[id]; }
     double cost(NodeId id) const { return cost_[id]; }
     std::int64_t workspace(NodeId id) const { return workspace_[id]; }
+    // Bytes of the internals s_i that layer F_i keeps for its backward when it
+    // runs recording (0 for a_0 and for layers that save nothing besides their
+    // inputs and output).
+    std::int64_t savedBytes(int forwardIndex) const {
+        return savedBytes_.empty() ? 0 : savedBytes_[static_cast<std::size_t>(forwardIndex)];
+    }
+    // True when some layer saves internals: only then do recording and
+    // discarding runs differ.
+    bool hasSavedBytes() const { return !savedBytes_.empty(); }
+    // Layers whose saved internals the backward op `id` consumes: for b_p, the
+    // consumers c of a_p with savedBytes(c) > 0 (empty for forward nodes).
+    std::vector<int> savedReads(NodeId id) const;
 
     // Nodes that must be resident while `id` is computed.
     std::span<const NodeId> reads(NodeId id) const {
@@ -95,6 +112,7 @@ private:
     std::vector<std::int64_t> bytes_;
     std::vector<double> cost_;
     std::vector<std::int64_t> workspace_;
+    std::vector<std::int64_t> savedBytes_; // by forward index; empty when no layer saves anything
     std::vector<std::uint32_t> readOffset_;
     std::vector<NodeId> readList_;
     std::vector<std::uint32_t> inputOffset_;

@@ -170,8 +170,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         if (!node.is_object())
             r.fail(p, "expected an object with \"name\" and \"bytes\", got " + Reader::shown(node));
         r.onlyKeys(node, p,
-                   {"name", "bytes", "forward_cost", "backward_cost", "grad_bytes", "workspace", "backward_workspace",
-                    "comment"});
+                   {"name", "bytes", "saved_bytes", "forward_cost", "backward_cost", "grad_bytes", "workspace",
+                    "backward_workspace", "comment"});
         ForwardSpec &s = specs[i];
         s.label = r.text(node, "name", p, true);
         if (s.label.empty())
@@ -186,6 +186,9 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         s.gradBytes = r.size(node, "grad_bytes", p, unit, s.bytes);
         s.forwardWorkspace = r.size(node, "workspace", p, unit, 0);
         s.backwardWorkspace = r.size(node, "backward_workspace", p, unit, 0);
+        s.savedBytes = r.size(node, "saved_bytes", p, unit, 0);
+        if (i == 0 && s.savedBytes != 0)
+            r.fail(p + "/saved_bytes", "the input is given, not computed: it saves nothing (expected 0)");
     }
 
     if (doc.contains("edges")) {

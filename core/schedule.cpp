@@ -3,12 +3,23 @@
 namespace remat {
 
 const char *kindName(OpKind kind) {
-    return kind == OpKind::Compute ? "compute" : "free";
+    switch (kind) {
+    case OpKind::Compute:
+        return "compute";
+    case OpKind::Free:
+        return "free";
+    case OpKind::FreeSaved:
+        return "free-saved";
+    }
+    return "?";
 }
 
 std::string describe(const Model &model, Op op) {
-    const std::string node = model.contains(op.node) ? model.name(op.node) : "node #" + std::to_string(op.node);
-    return std::string(kindName(op.kind)) + " " + node;
+    if (!model.contains(op.node))
+        return std::string(kindName(op.kind)) + " node #" + std::to_string(op.node);
+    if (op.kind == OpKind::FreeSaved)
+        return "free s_" + std::to_string(model.indexOf(op.node));
+    return std::string(op.records ? "record" : kindName(op.kind)) + " " + model.name(op.node);
 }
 
 } // namespace remat

@@ -10,18 +10,26 @@
 namespace remat {
 
 enum class OpKind : std::uint8_t {
-    Compute, // compute a node (a forward node for the first time or again, or a backward node)
-    Free,    // release a resident node
+    Compute,   // compute a node (a forward node for the first time or again, or a backward node)
+    Free,      // release a resident node
+    FreeSaved, // release the saved internals s_i of layer F_i (node: a_i)
 };
 
 struct Op {
     OpKind kind;
+    // For `compute a_i`: run F_i recording, keeping its saved internals s_i
+    // for its backward (allowed while a_i is resident: the layer is re-run only
+    // to record). Only set for layers that save something; always false otherwise.
+    bool records = false;
     NodeId node;
 
-    static Op compute(NodeId n) { return {OpKind::Compute, n}; }
-    static Op free(NodeId n) { return {OpKind::Free, n}; }
+    static Op compute(NodeId n) { return {OpKind::Compute, false, n}; }
+    static Op record(NodeId n) { return {OpKind::Compute, true, n}; }
+    static Op free(NodeId n) { return {OpKind::Free, false, n}; }
+    static Op freeSaved(NodeId forwardNode) { return {OpKind::FreeSaved, false, forwardNode}; }
     bool operator==(const Op &) const = default;
 };
+static_assert(sizeof(Op) == 8, "schedules hold up to Strategy::kMaxOps ops");
 
 struct Schedule {
     std::string strategy;    // registry name of the strategy that emitted it
@@ -32,9 +40,9 @@ struct Schedule {
     std::vector<int> checkpoints;
 };
 
-// "compute a_3", "free b_7".
+// "compute a_3", "record a_3", "free b_7", "free s_3".
 std::string describe(const Model &model, Op op);
-// "compute" or "free".
+// "compute", "free" or "free-saved".
 const char *kindName(OpKind kind);
 
 } // namespace remat

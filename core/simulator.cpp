@@ -13,14 +13,19 @@ struct TimelineRecorder {
         timeline.bytes_.reserve(ops);
         timeline.residentCount_.reserve(ops);
         timeline.costUntil_.reserve(ops);
+        if (timeline.model_->hasSavedBytes())
+            timeline.savedBytes_.reserve(ops);
     }
-    void record(std::int64_t t, std::int64_t bytes, std::int32_t count, double cost,
-                const std::vector<std::uint8_t> &resident, const std::vector<std::uint32_t> &computeCount) {
+    void record(std::int64_t t, std::int64_t bytes, std::int32_t count, double cost, std::int64_t savedHeld,
+                const std::vector<std::uint8_t> &resident, const std::vector<std::uint32_t> &computeCount,
+                const std::vector<std::uint8_t> &saved) {
         timeline.bytes_.push_back(bytes);
         timeline.residentCount_.push_back(count);
         timeline.costUntil_.push_back(cost);
+        if (timeline.model_->hasSavedBytes())
+            timeline.savedBytes_.push_back(savedHeld);
         if (--untilSnapshot == 0) {
-            timeline.snapshots_.push_back(StepState{t, resident, computeCount});
+            timeline.snapshots_.push_back(StepState{t, resident, computeCount, saved});
             untilSnapshot = timeline.interval_;
         }
     }
@@ -34,9 +39,13 @@ namespace {
 
 struct NoRecorder {
     void reserve(std::size_t) {}
-    void record(std::int64_t, std::int64_t, std::int32_t, double, const std::vector<std::uint8_t> &,
-                const std::vector<std::uint32_t> &) {}
+    void record(std::int64_t, std::int64_t, std::int32_t, double, std::int64_t, const std::vector<std::uint8_t> &,
+                const std::vector<std::uint32_t> &, const std::vector<std::uint8_t> &) {}
 };
+
+std::string savedName(int layer) {
+    return "s_" + std::to_string(layer) + " (the internals layer " + std::to_string(layer) + " saves for its backward)";
+}
 
 // The one replay loop. Validation and counting happen here and nowhere else.
 template <class Recorder> Summary run(const Model &model, const Schedule &schedule, Recorder &recorder) {
@@ -45,6 +54,9 @@ template <class Recorder> Summary run(const Model &model, const Schedule &schedu
     const NodeId result = model.inputGradient();
     std::vector<std::uint8_t> resident(nodes, 0);
     std::vector<std::uint32_t> computeCount(nodes, 0);
+    // saved[i]: the internals s_i of layer F_i are held (by forward index).
+    std::vector<std::uint8_t> saved(model.hasSavedBytes() ? static_cast<std::size_t>(model.forwardCount()) : 0, 0);
+    std::int64_t savedHeld = 0;
     resident[input] = 1;
     std::int64_t residentBytes = model.bytes(input);
     std::int32_t residentCount = 1;
@@ -64,12 +76,23 @@ template <class Recorder> Summary run(const Model &model, const Schedule &schedu
                    "no such node; this model has nodes a_0..a_" + std::to_string(model.layers()) + " and b_0..b_" +
                        std::to_string(model.layers()));
         std::int64_t bytesNow;
+        std::int64_t workspaceNow = 0;
         if (op.kind == OpKind::Compute) {
             if (x == input)
                 reject(model, t, op, "a_0 is the input batch; it is given, never computed");
-            if (resident[x])
-                reject(model, t, op, model.name(x) + " is already resident");
             const bool backward = model.isBackward(x);
+            const int layer = model.indexOf(x);
+            if (op.records) {
+                if (backward)
+                    reject(model, t, op, "only a forward node can be computed recording");
+                if (model.savedBytes(layer) == 0)
+                    reject(model, t, op,
+                           "layer " + std::to_string(layer) + " saves nothing besides its output; compute it plainly");
+                if (saved[layer])
+                    reject(model, t, op, savedName(layer) + " are already held");
+            } else if (resident[x]) {
+                reject(model, t, op, model.name(x) + " is already resident");
+            }
             if (backward && computeCount[x] != 0)
                 reject(model, t, op,
                        model.name(x) + " was already computed; a gradient is computed exactly once "
@@ -77,10 +100,23 @@ template <class Recorder> Summary run(const Model &model, const Schedule &schedu
             for (NodeId r : model.reads(x))
                 if (!resident[r])
                     reject(model, t, op, "needs " + model.name(r) + ", which is not resident");
-            resident[x] = 1;
-            residentBytes += model.bytes(x);
-            ++residentCount;
-            bytesNow = residentBytes + model.workspace(x);
+            if (backward && !saved.empty())
+                for (int c : model.savedReads(x))
+                    if (!saved[c])
+                        reject(model, t, op,
+                               "needs " + savedName(c) + ", which are not held: run a_" + std::to_string(c) +
+                                   " recording before");
+            if (!resident[x]) {
+                resident[x] = 1;
+                residentBytes += model.bytes(x);
+                ++residentCount;
+            }
+            if (op.records) {
+                saved[layer] = 1;
+                savedHeld += model.savedBytes(layer);
+            }
+            workspaceNow = model.workspace(x);
+            bytesNow = residentBytes + savedHeld + workspaceNow;
             if (backward) {
                 ++s.backwardOps;
             } else {
@@ -90,6 +126,15 @@ template <class Recorder> Summary run(const Model &model, const Schedule &schedu
             }
             ++computeCount[x];
             s.cost += model.cost(x);
+        } else if (op.kind == OpKind::FreeSaved) {
+            const int layer = model.indexOf(x);
+            if (model.isBackward(x) || x == input)
+                reject(model, t, op, "saved internals belong to layers a_1..a_" + std::to_string(model.layers()));
+            if (saved.empty() || !saved[layer])
+                reject(model, t, op, savedName(layer) + " are not held");
+            saved[layer] = 0;
+            savedHeld -= model.savedBytes(layer);
+            bytesNow = residentBytes + savedHeld;
         } else {
             if (x == input)
                 reject(model, t, op, "a_0 is the input batch; it stays resident for the whole step");
@@ -101,15 +146,17 @@ template <class Recorder> Summary run(const Model &model, const Schedule &schedu
             resident[x] = 0;
             residentBytes -= model.bytes(x);
             --residentCount;
-            bytesNow = residentBytes;
+            bytesNow = residentBytes + savedHeld;
         }
         if (residentCount > s.peakNodes)
             s.peakNodes = residentCount;
         if (bytesNow > s.peakBytes) {
             s.peakBytes = bytesNow;
             s.peakStep = t;
+            s.peakSavedBytes = savedHeld;
+            s.peakWorkspaceBytes = workspaceNow;
         }
-        recorder.record(t, bytesNow, residentCount, s.cost, resident, computeCount);
+        recorder.record(t, bytesNow, residentCount, s.cost, savedHeld, resident, computeCount, saved);
     }
     for (int i = model.layers(); i >= 0; --i)
         if (!computeCount[model.backwardNode(i)])

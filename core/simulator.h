@@ -15,6 +15,10 @@ struct Summary {
     std::int64_t peakNodes = 0; // most nodes resident at once
     std::int64_t peakBytes = 0; // most bytes at once: resident nodes + the op's workspace
     std::int64_t peakStep = -1; // first op at which peakBytes is reached (-1: before any op)
+    // What peakBytes is made of at peakStep: saved internals of layers (s_i)
+    // and the op's workspace; the rest is layer outputs and gradients.
+    std::int64_t peakSavedBytes = 0;
+    std::int64_t peakWorkspaceBytes = 0;
     std::int64_t forwardEvaluations = 0;
     std::int64_t recomputations = 0; // forward evaluations beyond the first of each node
     std::int64_t backwardOps = 0;

@@ -33,6 +33,8 @@ StepState Timeline::stateAt(std::int64_t step) const {
         state.resident.assign(model_->nodeCount(), 0);
         state.computeCount.assign(model_->nodeCount(), 0);
         state.resident[model_->inputNode()] = 1;
+        if (model_->hasSavedBytes())
+            state.saved.assign(static_cast<std::size_t>(model_->forwardCount()), 0);
     }
     while (state.step < step)
         advance(state);
@@ -44,11 +46,19 @@ void Timeline::advance(StepState &state) const {
         throw InvalidArgument("cannot advance past the last op " + std::to_string(steps() - 1));
     // The schedule was validated when this timeline was made: apply blindly.
     const Op op = schedule_->ops[static_cast<std::size_t>(++state.step)];
-    if (op.kind == OpKind::Compute) {
+    switch (op.kind) {
+    case OpKind::Compute:
         state.resident[op.node] = 1;
         ++state.computeCount[op.node];
-    } else {
+        if (op.records)
+            state.saved[op.node] = 1; // a forward NodeId is its forward index
+        break;
+    case OpKind::Free:
         state.resident[op.node] = 0;
+        break;
+    case OpKind::FreeSaved:
+        state.saved[op.node] = 0;
+        break;
     }
 }
 

@@ -18,6 +18,10 @@ struct StepState {
     std::int64_t step = -1;                  // last op applied; -1 = before the first op
     std::vector<std::uint8_t> resident;      // by NodeId
     std::vector<std::uint32_t> computeCount; // by NodeId
+    std::vector<std::uint8_t> saved;         // by forward index: s_i held; empty when no layer saves anything
+    bool holdsSaved(int forwardIndex) const {
+        return !saved.empty() && saved[static_cast<std::size_t>(forwardIndex)] != 0;
+    }
     std::vector<NodeId> residentNodes() const;
 };
 
@@ -36,6 +40,10 @@ public:
     Op op(std::int64_t step) const { return schedule_->ops[static_cast<std::size_t>(step)]; }
     // Bytes held while op `step` runs: resident nodes (its output included) + its workspace.
     std::int64_t bytesAt(std::int64_t step) const { return bytes_[static_cast<std::size_t>(step)]; }
+    // Bytes of saved internals held while op `step` runs (part of bytesAt).
+    std::int64_t savedBytesAt(std::int64_t step) const {
+        return savedBytes_.empty() ? 0 : savedBytes_[static_cast<std::size_t>(step)];
+    }
     // Nodes resident after op `step`.
     std::int32_t residentCountAt(std::int64_t step) const { return residentCount_[static_cast<std::size_t>(step)]; }
     // Sum of op costs up to and including op `step` (the time axis when panes sync by cost).
@@ -59,6 +67,7 @@ private:
     std::vector<std::int64_t> bytes_;
     std::vector<std::int32_t> residentCount_;
     std::vector<double> costUntil_;
+    std::vector<std::int64_t> savedBytes_; // empty when the model saves no internals
     std::int64_t interval_ = 1;
     std::vector<StepState> snapshots_; // snapshots_[k] = state after op k*interval_-1
 };

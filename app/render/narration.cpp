@@ -1,5 +1,7 @@
 #include "app/render/narration.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 
 namespace remat::render {
@@ -79,6 +81,33 @@ std::string times(std::uint32_t n) {
     return n == 2 ? "twice" : std::to_string(n) + " times";
 }
 
+std::string layerName(const Model &model, int i) {
+    const std::string &label = model.label(i);
+    return label.empty() ? "layer " + std::to_string(i) : label + " (layer " + std::to_string(i) + ")";
+}
+
+// A recording run keeps the layer's internals s_i for its backward.
+std::string narrateRecord(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints,
+                          const StepState &state, NodeId id) {
+    const Model &model = timeline.model();
+    const int i = model.indexOf(id);
+    const std::string internals = "its internals s_" + std::to_string(i) + " (" + formatBytes(model.savedBytes(i)) + ")";
+    if (state.computeCount[id] <= 1)
+        return "Forward pass: computing " + model.name(id) + " " + source(model, checkpoints, id) + ", recording " +
+               internals + ": its backward needs them.";
+    const std::int64_t b = nextBackward(timeline, state.step);
+    const std::string forWhom = b < 0 ? "its backward needs them" : withInputs(model, timeline.op(b).node) + " needs them";
+    return "Re-running " + layerName(model, i) + " " + source(model, checkpoints, id) + " recording " + internals +
+           ": " + forWhom + ", and the forward pass kept only the layer's output.";
+}
+
+std::string narrateFreeSaved(const Timeline &timeline, NodeId id) {
+    const Model &model = timeline.model();
+    const int i = model.indexOf(id);
+    return "Freeing s_" + std::to_string(i) + ", the internals " + layerName(model, i) + " saved (" +
+           formatBytes(model.savedBytes(i)) + "): its backward is done.";
+}
+
 std::string narrateCompute(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints,
                            const StepState &state, NodeId id) {
     const Model &model = timeline.model();
@@ -138,8 +167,10 @@ std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &c
     if (state.step < 0)
         return "Before the first op: only the input a_0 is in memory. The forward pass computes a_1 next.";
     const Op op = timeline.op(state.step);
-    std::string out = op.kind == OpKind::Compute ? narrateCompute(timeline, checkpoints, state, op.node)
-                                                 : narrateFree(timeline, state, op.node);
+    std::string out = op.kind == OpKind::FreeSaved ? narrateFreeSaved(timeline, op.node)
+                      : op.records                  ? narrateRecord(timeline, checkpoints, state, op.node)
+                      : op.kind == OpKind::Compute ? narrateCompute(timeline, checkpoints, state, op.node)
+                                                   : narrateFree(timeline, state, op.node);
     if (state.step + 1 == timeline.steps())
         out += " Done: every gradient has been computed.";
     return out;
@@ -155,7 +186,7 @@ std::string whyResident(const Timeline &timeline, const std::vector<std::uint8_t
     if (node == model.inputGradient())
         return "the gradient at the input: the result of the backward pass";
     std::string out;
-    if (state.step >= 0 && timeline.op(state.step) == Op::compute(node))
+    if (state.step >= 0 && timeline.op(state.step).kind == OpKind::Compute && timeline.op(state.step).node == node)
         out = "just computed by the current op; ";
     else if (!model.isBackward(node) && checkpoints[node] && state.computeCount[node] == 1)
         out = "checkpoint kept from the forward pass; ";

@@ -25,7 +25,7 @@ std::int64_t stepAtTime(const Timeline &timeline, double time, TimeAxis axis) {
     if (axis == TimeAxis::Ops)
         return std::clamp(static_cast<std::int64_t>(time) - 1, std::int64_t{-1}, last);
     std::int64_t step = timeline.stepAtCost(time);
-    while (step >= 0 && timeline.op(step).kind == OpKind::Free)
+    while (step >= 0 && timeline.op(step).kind != OpKind::Compute)
         --step;
     return step;
 }

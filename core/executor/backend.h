@@ -2,6 +2,7 @@
 // One interface for every backend the executor drives (Eigen on the CPU, CUDA
 // in gpu/). The executor tells a backend which node to allocate, compute or
 // free; the backend owns the buffers, the parameters and the counters.
+#include "core/errors.h"
 #include "core/executor/network.h"
 #include "core/model.h"
 
@@ -47,6 +48,16 @@ public:
     // model says they read must be allocated and computed.
     virtual void forward(int i) = 0;
     virtual void backward(int i) = 0;
+    // Runs F_i recording (docs/model.md): computes a_i into its allocated
+    // buffer and allocates and fills the internals layer i saves for its
+    // backward, exactly Model::savedBytes(i) bytes; releaseSaved frees them.
+    // Only networks whose layers save internals receive these calls.
+    virtual void forwardRecording(int i) {
+        throw InvalidArgument("layer " + std::to_string(i) + " of this network saves nothing to record");
+    }
+    virtual void releaseSaved(int i) {
+        throw InvalidArgument("layer " + std::to_string(i) + " of this network holds no saved internals");
+    }
     // Waits for queued work (a no-op on the CPU).
     virtual void synchronize() = 0;
 

@@ -15,7 +15,8 @@ void requireNetworkModel(const Model &model, const Backend &backend) {
     const Model expected = backend.model();
     bool same = model.forwardCount() == expected.forwardCount() && model.isChain();
     for (NodeId id = 0; same && id < static_cast<NodeId>(model.nodeCount()); ++id)
-        same = model.bytes(id) == expected.bytes(id) && model.workspace(id) == expected.workspace(id);
+        same = model.bytes(id) == expected.bytes(id) && model.workspace(id) == expected.workspace(id) &&
+               (model.isBackward(id) || model.savedBytes(static_cast<int>(id)) == expected.savedBytes(static_cast<int>(id)));
     if (!same)
         throw InvalidArgument("the model is not the model of the backend's network (" +
                               std::to_string(expected.layers()) + " layers, " + std::to_string(expected.bytes(0)) +
@@ -41,6 +42,9 @@ StepRecord Executor::runStep(const StepOptions &options) {
     backend_.loadInput();
     StepRecord r;
     std::int64_t tracePeak = 0;
+    // A recording run of a resident a_i re-runs the layer into its own buffer.
+    std::vector<std::uint8_t> allocated(static_cast<std::size_t>(2 * forwardCount_), 0);
+    allocated[0] = 1;
     if (options.recordTrace) {
         r.trace.during.reserve(schedule_.ops.size());
         r.trace.after.reserve(schedule_.ops.size());
@@ -51,22 +55,29 @@ StepRecord Executor::runStep(const StepOptions &options) {
             throw Cancelled();
         if (options.recordTrace)
             backend_.resetPeak(); // the peak from here on is this op's
+        const int index = static_cast<int>(op.node);
         if (op.kind == OpKind::Free) {
             backend_.release(op.node);
+            allocated[op.node] = 0;
+        } else if (op.kind == OpKind::FreeSaved) {
+            backend_.releaseSaved(index);
         } else {
-            backend_.allocate(op.node);
-            const int index = static_cast<int>(op.node);
-            if (index < forwardCount_)
-                backend_.forward(index);
-            else
+            if (!allocated[op.node])
+                backend_.allocate(op.node);
+            allocated[op.node] = 1;
+            if (index >= forwardCount_)
                 backend_.backward(index - forwardCount_);
+            else if (op.records)
+                backend_.forwardRecording(index);
+            else
+                backend_.forward(index);
         }
         if (options.sampleDevice)
             backend_.deviceWatchSample();
         if (options.recordTrace) {
             const MemoryCounters c = backend_.counters();
             // A free holds nothing extra while it runs: what it leaves is its figure.
-            const std::int64_t during = op.kind == OpKind::Free ? c.liveBytes : c.peakBytes;
+            const std::int64_t during = op.kind == OpKind::Compute ? c.peakBytes : c.liveBytes;
             r.trace.during.push_back(during);
             r.trace.after.push_back(c.liveBytes);
             tracePeak = std::max(tracePeak, during);

@@ -26,7 +26,7 @@ std::vector<NodeId> orderOf(const Model &model, const Candidate &c) {
 
 void measure(const Model &model, BudgetUnit unit, Candidate &c) {
     Schedule s;
-    s.ops = insertFrees(model, orderOf(model, c));
+    s.ops = insertFrees(model, orderOf(model, c), c.recomputeAll ? 0 : lastCheckpoint(c.checkpoints));
     const Summary summary = Simulator::summarize(model, s);
     c.peak = unit == BudgetUnit::Nodes ? summary.peakNodes : summary.peakBytes;
     c.cost = summary.cost;

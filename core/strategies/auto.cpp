@@ -38,7 +38,7 @@ protected:
         s.checkpoints = planners::autoCheckpoints(model);
         s.description = std::to_string(s.checkpoints.size()) + " of " +
                         std::to_string(planners::articulationPoints(model).size()) + " articulation points";
-        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
         return s;
     }
 };

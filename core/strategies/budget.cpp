@@ -67,14 +67,15 @@ protected:
         if (model.isChain()) {
             planners::ChainPlan plan = planners::planChainBudget(model, budget, callbacks);
             s.description = std::move(plan.description);
-            s.checkpoints = std::move(plan.checkpoints);
-            s.ops = insertFrees(model, plan.order);
+            s.ops = insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints));
         } else {
             planners::DagPlan plan = planners::planDagBudget(model, budget.unit, budget.amount, callbacks);
             s.description = std::move(plan.description);
-            s.checkpoints = std::move(plan.checkpoints);
-            s.ops = insertFrees(model, plan.order);
+            s.ops = insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints));
         }
+        // Ring and list only what the plan keeps from the forward pass into the
+        // backward pass, not every node it stores at some point.
+        s.checkpoints = keptIntoBackward(model, s.ops);
         return s;
     }
 };

@@ -52,7 +52,7 @@ protected:
         Schedule s;
         s.checkpoints = *params.checkpoints;
         s.description = std::to_string(s.checkpoints.size()) + " chosen checkpoints";
-        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
         return s;
     }
 };

@@ -44,7 +44,7 @@ protected:
         Schedule s;
         s.checkpoints = checkpointsFor(n, params);
         s.description = "every " + std::to_string(params.every.value_or(defaultEvery(n))) + " nodes";
-        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints));
+        s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
         return s;
     }
 

@@ -31,7 +31,7 @@ protected:
     Schedule plan(const Model &model, const StrategyParams &) const override {
         Schedule s;
         s.description = "keep only a_0";
-        s.ops = insertFrees(model, planners::recomputeAllOrder(model));
+        s.ops = insertFrees(model, planners::recomputeAllOrder(model), 0); // every run before a backward records
         return s;
     }
 };

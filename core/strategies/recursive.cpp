@@ -43,7 +43,7 @@ protected:
         Schedule s;
         planners::emitSplitOrder(model, 0, model.layers(), 0, choose, order, &s.checkpoints);
         s.description = "halve each segment";
-        s.ops = insertFrees(model, order);
+        s.ops = insertFrees(model, order, lastCheckpoint(s.checkpoints));
         return s;
     }
 };

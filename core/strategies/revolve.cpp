@@ -58,7 +58,7 @@ protected:
         Schedule s;
         planners::emitSplitOrder(model, 0, n, usable, choose, order, &s.checkpoints);
         s.description = std::to_string(c) + " slots" + (c > n ? " (every node: store-all)" : "");
-        s.ops = insertFrees(model, order);
+        s.ops = insertFrees(model, order, lastCheckpoint(s.checkpoints));
         return s;
     }
 };

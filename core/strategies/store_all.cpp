@@ -34,7 +34,7 @@ protected:
             order.push_back(model.backwardNode(i));
         Schedule s;
         s.description = "keep every activation";
-        s.ops = insertFrees(model, order);
+        s.ops = insertFrees(model, order, 0); // every layer records: nothing is checkpointed
         for (int i = 1; i < model.forwardCount() - 1; ++i)
             s.checkpoints.push_back(i);
         return s;
