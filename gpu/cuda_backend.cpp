@@ -81,9 +81,11 @@ public:
             throw OutOfMemory("GPU out of memory: the parameters, gradients and cuBLAS workspace need " +
                               std::to_string(constant) + " bytes; " + info_.name + " has " +
                               std::to_string(info_.freeBytes) + " free");
-        const auto upload = [](const std::vector<float> &host, const char *what) {
+        // On the compute stream: a legacy-stream copy would not be ordered
+        // before the first kernel on the non-blocking compute stream.
+        const auto upload = [this](const std::vector<float> &host, const char *what) {
             DeviceBuffer b(static_cast<std::int64_t>(host.size() * sizeof(float)), what);
-            b.upload(host.data(), b.bytes());
+            b.upload(host.data(), b.bytes(), context_.stream);
             return b;
         };
         weights_ = upload(params_->weights, "weights");
@@ -99,6 +101,10 @@ public:
     }
 
     ~CudaBackend() override {
+        // Queued kernels may still read the buffers freed below (a step whose
+        // caller never synchronised, or one that threw); wait for them first.
+        // No error can be reported from a destructor.
+        cudaStreamSynchronize(context_.stream);
         nodes_.clear(); // stream-ordered frees, before the pool goes
     }
 
@@ -223,10 +229,10 @@ public:
         out.weights.resize(params_->weights.size());
         out.biases.resize(params_->biases.size());
         out.input.resize(static_cast<std::size_t>(shape().elements()));
-        weightGrads_.download(out.weights.data(), weightGrads_.bytes());
-        biasGrads_.download(out.biases.data(), biasGrads_.bytes());
-        REMAT_CUDA_CHECK(cudaMemcpy(out.input.data(), node(static_cast<NodeId>(shape().layers + 1), "b_0"),
-                                    static_cast<std::size_t>(shape().nodeBytes()), cudaMemcpyDeviceToHost));
+        weightGrads_.download(out.weights.data(), weightGrads_.bytes(), context_.stream);
+        biasGrads_.download(out.biases.data(), biasGrads_.bytes(), context_.stream);
+        copyOnStream(out.input.data(), node(static_cast<NodeId>(shape().layers + 1), "b_0"), shape().nodeBytes(),
+                     cudaMemcpyDeviceToHost, context_.stream);
     }
 
 private:
@@ -259,6 +265,20 @@ private:
 };
 
 } // namespace
+
+std::optional<std::string> poolPeakMismatch(const NetworkShape &shape, std::int64_t predictedPeakBytes,
+                                            std::optional<std::int64_t> allocatorPeakBytes) {
+    const std::string predicted = " the predicted " + std::to_string(predictedPeakBytes) + " bytes";
+    if (!allocatorPeakBytes)
+        return "the CUDA pool reported no high-water mark";
+    const std::string observed = "the pool's high-water mark of " + std::to_string(*allocatorPeakBytes) + " bytes";
+    if (*allocatorPeakBytes < predictedPeakBytes)
+        return observed + " is below" + predicted + ": the GPU held less than the backend counted";
+    if (poolPeakIsExact(shape) && *allocatorPeakBytes != predictedPeakBytes)
+        return observed + " differs from" + predicted + " although every buffer (" + std::to_string(shape.nodeBytes()) +
+               " bytes) is a whole number of the pool's " + std::to_string(kPoolPageBytes) + "-byte pages";
+    return std::nullopt;
+}
 
 std::unique_ptr<exec::Backend> makeCudaBackend(std::shared_ptr<const NetworkParameters> parameters) {
     if (!parameters)

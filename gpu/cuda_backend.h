@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace remat::gpu {
@@ -27,6 +28,22 @@ struct DeviceInfo {
 // bitwise: max |g_cuda - g_cpu| <= kCpuAgreementTolerance * max(1, max |g_cpu|)
 // over every weight and bias gradient and b_0 (docs/executor.md).
 inline constexpr double kCpuAgreementTolerance = 1e-3;
+
+// The pool maps device memory in pages of 2 MiB; whatever rounding it applies
+// to an allocation divides that. So when every node and workspace buffer is a
+// whole number of pages, the pool's used-memory high-water mark
+// (allocator_peak_bytes) must equal the predicted peak exactly; otherwise it
+// may only be larger.
+inline constexpr std::int64_t kPoolPageBytes = std::int64_t{2} << 20;
+inline bool poolPeakIsExact(const exec::NetworkShape &shape) {
+    return shape.nodeBytes() % kPoolPageBytes == 0;
+}
+
+// nullopt when the observed pool peak agrees with the prediction by the rule
+// above; otherwise why not (no figure, below the prediction, or not equal
+// where it must be). `remat measure --verify` and gpu_check use it.
+std::optional<std::string> poolPeakMismatch(const exec::NetworkShape &shape, std::int64_t predictedPeakBytes,
+                                            std::optional<std::int64_t> allocatorPeakBytes);
 
 // The device the backend would use (device 0). Throws DeviceUnavailable with
 // "CUDA not available: <the runtime's message>" when there is no usable

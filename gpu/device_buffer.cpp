@@ -18,6 +18,13 @@ void throwOutOfMemory(const char *what, std::int64_t bytes) {
                              : std::string("free memory unknown")));
 }
 
+void copyOnStream(void *to, const void *from, std::int64_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+    if (bytes == 0)
+        return; // an empty buffer may have no address at all
+    REMAT_CUDA_CHECK(cudaMemcpyAsync(to, from, static_cast<std::size_t>(bytes), kind, stream));
+    REMAT_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 DeviceBuffer::DeviceBuffer(std::int64_t bytes, const char *what) : bytes_(bytes) {
     void *p = nullptr;
     const cudaError_t status = cudaMalloc(&p, static_cast<std::size_t>(bytes));
@@ -32,12 +39,12 @@ DeviceBuffer::~DeviceBuffer() {
         cudaFree(data_); // a destructor cannot throw; a failing free means the context is gone anyway
 }
 
-void DeviceBuffer::upload(const float *host, std::int64_t bytes) {
-    REMAT_CUDA_CHECK(cudaMemcpy(data_, host, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice));
+void DeviceBuffer::upload(const float *host, std::int64_t bytes, cudaStream_t stream) {
+    copyOnStream(data_, host, bytes, cudaMemcpyHostToDevice, stream);
 }
 
-void DeviceBuffer::download(float *host, std::int64_t bytes) const {
-    REMAT_CUDA_CHECK(cudaMemcpy(host, data_, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost));
+void DeviceBuffer::download(float *host, std::int64_t bytes, cudaStream_t stream) const {
+    copyOnStream(host, data_, bytes, cudaMemcpyDeviceToHost, stream);
 }
 
 PoolBuffer::PoolBuffer(cudaMemPool_t pool, cudaStream_t stream, ByteCounter &counter, std::int64_t bytes,

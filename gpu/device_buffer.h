@@ -26,6 +26,10 @@ struct ByteCounter {
 // Throws OutOfMemory naming the bytes asked and cudaMemGetInfo's free bytes.
 [[noreturn]] void throwOutOfMemory(const char *what, std::int64_t bytes);
 
+// cudaMemcpyAsync on `stream`, then waits for the stream (so pageable host
+// memory is safe to reuse and the data is ordered with that stream's work).
+void copyOnStream(void *to, const void *from, std::int64_t bytes, cudaMemcpyKind kind, cudaStream_t stream);
+
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
@@ -41,8 +45,12 @@ public:
 
     float *data() const { return data_; }
     std::int64_t bytes() const { return bytes_; }
-    void upload(const float *host, std::int64_t bytes);
-    void download(float *host, std::int64_t bytes) const;
+    // Copies on `stream` and waits for it: the copy is complete, and ordered
+    // with the work on that stream, when these return. The backend passes its
+    // compute stream: a plain cudaMemcpy runs on the legacy default stream,
+    // which does not order with a non-blocking stream.
+    void upload(const float *host, std::int64_t bytes, cudaStream_t stream = nullptr);
+    void download(float *host, std::int64_t bytes, cudaStream_t stream = nullptr) const;
 
 private:
     void swap(DeviceBuffer &o) noexcept {

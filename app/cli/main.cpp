@@ -119,8 +119,9 @@ int main(int argc, char **argv) {
     measureCmd->add_option("--budget", measure.params.budget,
                            "budget: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
     measureCmd->add_flag("--verify", measure.verify,
-                         "Fail unless every measured peak equals the prediction and every gradient equals store-all's "
-                         "bit for bit");
+                         "Fail unless every measured peak equals the prediction (on CUDA also the pool's high-water "
+                         "mark: equal when nodes are whole 2 MiB pages, never below) and every gradient equals "
+                         "store-all's bit for bit");
     addOutputFlags(measureCmd, measure.format, false);
     measureCmd->footer("Example:\n  remat measure --n 16 --width 256 --batch 64 --verify\n"
                        "  remat measure --network transformer --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4\n"

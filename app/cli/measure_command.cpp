@@ -293,6 +293,14 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
                 throw Error("verification failed: " + name + " measured a peak of " +
                             std::to_string(row.measurement.measuredPeakBytes) + " bytes, the simulator predicted " +
                             std::to_string(row.measurement.predicted.peakBytes));
+#ifdef REMAT_HAVE_CUDA
+            // The backend's count above equals the prediction by construction;
+            // the pool's own high-water mark is what the GPU really held.
+            if (target.backend == "cuda")
+                if (const auto why = gpu::poolPeakMismatch(shape, row.measurement.predicted.peakBytes,
+                                                           row.measurement.allocatorPeakBytes))
+                    throw Error("verification failed: " + name + ": " + *why);
+#endif
             if (!row.bitwiseEqual)
                 throw Error("verification failed: " + name + " gradients differ from store-all's by up to " +
                             std::to_string(row.maxGradDiff));
@@ -342,12 +350,14 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     out << "backend " << target.backend << ": " << backend->deviceName() << '\n'
         << net.description << "; parameters and gradients " << formatBytes(backend->parameterBytes())
         << " (constant, not in the peaks)\n"
-        << "median of " << repeats << " step(s); peaks in bytes of activations and workspace\n\n";
-    std::vector<std::string> header{"strategy",      "predicted peak", "measured peak", "device peak",
-                                    "forward evals", "s/step",         "max grad diff"};
+        << "median of " << repeats << " step(s); peaks in bytes of activations and workspace: measured = the "
+        << "backend's count of requested sizes, allocator = the CUDA pool's high-water mark, device = growth seen by "
+        << "the driver or OS\n\n";
+    std::vector<std::string> header{"strategy",    "predicted peak", "measured peak", "allocator peak",
+                                    "device peak", "forward evals",  "s/step",        "max grad diff"};
     if (base) {
-        header.insert(header.begin() + 6, "time ratio");
-        header.insert(header.begin() + 7, "cost ratio");
+        header.insert(header.begin() + 7, "time ratio");
+        header.insert(header.begin() + 8, "cost ratio");
     }
     TextTable table(header);
     for (const Row &row : rows) {
@@ -355,13 +365,14 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
         std::vector<std::string> cells{std::string(row.strategy->name()),
                                        std::to_string(m.predicted.peakBytes),
                                        std::to_string(m.measuredPeakBytes),
+                                       optionalBytes(m.allocatorPeakBytes),
                                        optionalBytes(m.devicePeakBytes),
                                        std::to_string(m.predicted.forwardEvaluations),
                                        seconds(m.medianSeconds),
                                        row.bitwiseEqual ? "0 (bitwise)" : seconds(row.maxGradDiff)};
         if (base) {
-            cells.insert(cells.begin() + 6, ratio(m.medianSeconds / base->measurement.medianSeconds));
-            cells.insert(cells.begin() + 7, ratio(m.predicted.cost / base->measurement.predicted.cost));
+            cells.insert(cells.begin() + 7, ratio(m.medianSeconds / base->measurement.medianSeconds));
+            cells.insert(cells.begin() + 8, ratio(m.predicted.cost / base->measurement.predicted.cost));
         }
         table.addRow(std::move(cells));
     }

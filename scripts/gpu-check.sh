@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The CUDA core on a real GPU, in one command (docs/executor.md, "Running the
+# GPU check"). From the repository root on the GPU machine:
+#
+#     scripts/gpu-check.sh [OUT]        # OUT: folder for the results ($OUT by default)
+#
+# Configures a Qt-free Release build with CUDA required, builds remat and
+# gpu_check with all cores, then runs: gpu_check (kernels against CPU
+# references, CPU vs CUDA gradients, strategies bitwise equal, counted / pool /
+# device peaks, out of memory, teardown), `remat measure --backend cuda
+# --verify` on three shapes, the table, an out-of-memory request through the
+# CLI, compute-sanitizer memcheck, and bench/torch_reference.py. Raw output and
+# JSON go to OUT; the last line is "N passed, N failed". Exit status 0 when
+# nothing failed, 1 otherwise (also without nvcc or without a CUDA device,
+# which stop it early with one line).
+#
+# Headers: the GPU machine has no Eigen, CLI11 or nlohmann-json; carry
+# .carry/include (scripts/carry-headers.sh fills it). Environment overrides:
+# REMAT_CUDA_ARCHITECTURES (default native), REMAT_GPU_BUILD_DIR (build/gpu-check).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+root=$PWD
+out=${1:-${OUT:-}}
+if [ -z "$out" ]; then
+  echo "gpu-check: no output folder; pass one (scripts/gpu-check.sh DIR) or set OUT" >&2
+  exit 1
+fi
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+build=${REMAT_GPU_BUILD_DIR:-build/gpu-check}
+log=$out/gpu-check.log
+: >"$log"
+say() { echo "$*" | tee -a "$log"; }
+stop() {
+  say "gpu-check: $*"
+  exit 1
+}
+echo "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $root: scripts/gpu-check.sh $*" >>"$log"
+
+# --- 1. toolkit and device, before anything is built ------------------------
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+[ -n "$nvcc" ] || stop "nvcc not found (not on PATH, not in /usr/local/cuda/bin): the CUDA toolkit is required"
+cuda_bin=$(dirname "$nvcc")
+
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+cat >"$probe/probe.cu" <<'CU'
+#include <cstdio>
+#include <cuda_runtime_api.h>
+int main() {
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) { std::printf("%s\n", cudaGetErrorString(status)); return 1; }
+    if (count < 1) { std::printf("no device found\n"); return 1; }
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) { std::printf("cannot read device 0\n"); return 1; }
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    std::printf("%s, sm_%d%d, %zu MiB, driver API %d, runtime %d\n", p.name, p.major, p.minor,
+                p.totalGlobalMem >> 20, driver, runtime);
+    return 0;
+}
+CU
+"$nvcc" -o "$probe/probe" "$probe/probe.cu" >"$probe/nvcc.log" 2>&1 ||
+  stop "nvcc cannot build a 10-line probe: $(tr '\n' ' ' <"$probe/nvcc.log")"
+device=$("$probe/probe") || stop "no CUDA device: ${device:-the probe failed}"
+say "device: $device"
+
+# --- 2. headers --------------------------------------------------------------
+extra=$root/.carry/include
+for header in eigen3/Eigen/Core nlohmann/json.hpp CLI/CLI.hpp; do
+  [ -e "/usr/include/$header" ] || [ -e "$extra/$header" ] ||
+    stop "$header is neither in /usr/include nor in .carry/include; run scripts/carry-headers.sh where the Debian packages are, and carry .carry"
+done
+
+# --- 3. what this run is, for bench/results ----------------------------------
+{
+  echo "command: scripts/gpu-check.sh $*"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  echo "device: $device"
+  echo "host: $(uname -srm), $(nproc) cores"
+  echo "--- nvidia-smi"
+  nvidia-smi 2>&1 || echo "(nvidia-smi not available)"
+  echo "--- nvcc"
+  "$nvcc" --version
+  echo "--- cmake"
+  cmake --version | head -1
+  echo "--- python3 / torch"
+  python3 -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "CUDA", torch.version.cuda)' 2>&1
+} >"$out/environment.txt" 2>&1
+
+# --- 4. configure and build (Qt-free, CUDA required) ------------------------
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+say "building in $build (log: build.log)"
+{
+  cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DREMAT_BUILD_STUDIO=OFF \
+    -DREMAT_BUILD_TESTS=OFF -DREMAT_REQUIRE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES="${REMAT_CUDA_ARCHITECTURES:-native}" -DREMAT_EXTRA_INCLUDE="$extra" &&
+    cmake --build "$build" -j "$(nproc)" --target remat gpu_check
+} >"$out/build.log" 2>&1 || stop "the build failed: $(tail -n 5 "$out/build.log" | tr '\n' ' ')"
+remat=$root/$build/app/cli/remat
+gpu_check=$root/$build/gpu/check/gpu_check
+
+# --- 5. checks ----------------------------------------------------------------
+passed=0
+failed=0
+summary=()
+record() { # name, 0|1, detail
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  say "$([ "$2" = 0 ] && echo PASS || echo FAIL) $1: $3"
+  summary+=("$(python3 -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "passed": sys.argv[2] == "0", "detail": sys.argv[3]}))' "$1" "$2" "$3")")
+}
+# run FILE CMD...: stdout to OUT/FILE, stderr to OUT/FILE.stderr, status in $rc.
+run() {
+  local file=$1
+  shift
+  timeout 300 "$@" >"$out/$file" 2>"$out/$file.stderr"
+  rc=$?
+  [ -s "$out/$file.stderr" ] || rm -f "$out/$file.stderr"
+}
+# The first line of what a failed step said.
+why() { head -n 1 "$out/$1.stderr" 2>/dev/null || echo "exit $rc"; }
+
+# gpu_check: each of its checks counts.
+run gpu_check.txt "$gpu_check" --out "$out"
+cat "$out/gpu_check.txt" >>"$log"
+last=$(tail -n 1 "$out/gpu_check.txt")
+if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && [ "$rc" -le 1 ]; then
+  passed=$((passed + BASH_REMATCH[1]))
+  failed=$((failed + BASH_REMATCH[2]))
+  summary+=("{\"name\": \"gpu_check\", \"passed\": $([ "$rc" = 0 ] && echo true || echo false), \"detail\": \"$last (gpu_check.json)\"}")
+  say "gpu_check: $last"
+else
+  record gpu_check 1 "exit $rc: $last"
+fi
+
+run ctest.txt ctest --test-dir "$build" -N -R '^gpu_check$'
+grep -q "Total Tests: 1" "$out/ctest.txt"
+record "ctest registers gpu_check" $? "$(grep 'Total Tests' "$out/ctest.txt")"
+
+# --verify: counted peak = predicted, pool peak by the page rule, gradients
+# bitwise equal to store-all's, every strategy.
+for shape in "64 1024 256" "16 1024 512" "9 33 7"; do
+  read -r n w b <<<"$shape"
+  name="measure-n$n-w$w-b$b"
+  run "$name.json" "$remat" measure --backend cuda --n "$n" --width "$w" --batch "$b" --repeat 10 --verify --json
+  if [ $rc = 0 ]; then detail="all strategies verified ($name.json)"; else detail=$(why "$name.json"); fi
+  record "remat measure --backend cuda --verify n=$n w=$w b=$b" $rc "$detail"
+done
+
+run measure-table.txt "$remat" measure --backend cuda --n 16 --width 1024 --batch 512
+[ $rc = 0 ] && grep -q "allocator peak" "$out/measure-table.txt"
+record "remat measure table shows the allocator peak" $? "measure-table.txt"
+
+# 250 GiB of activations (4001 nodes of 64 MiB) on any current GPU: refused with exit 2 and one line.
+run out-of-memory.txt "$remat" measure --backend cuda --strategy store-all --n 4000 --width 256 --batch 65536
+msg=$(why out-of-memory.txt)
+[ $rc = 2 ] && [[ $msg == *GPU* ]] && [ "$(wc -l <"$out/out-of-memory.txt.stderr")" -le 1 ]
+record "remat measure out of memory: exit 2, one line" $? "exit $rc: $msg"
+
+sanitizer=$(command -v compute-sanitizer || echo "$cuda_bin/compute-sanitizer")
+if [ -x "$sanitizer" ]; then
+  run memcheck-measure.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$remat" measure --backend cuda --n 6 --width 33 --batch 7 --repeat 1 --verify
+  record "compute-sanitizer memcheck: remat measure (all strategies, n=6 w=33 b=7)" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-measure.txt* || echo "exit $rc")"
+  run memcheck-checks.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$gpu_check" --filter "teardown"
+  record "compute-sanitizer memcheck: backend destroyed with queued work" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-checks.txt* || echo "exit $rc")"
+else
+  record "compute-sanitizer memcheck" 1 "compute-sanitizer not found (PATH, $cuda_bin)"
+fi
+
+# The race against PyTorch: benchmarks, reported; a run that fails counts.
+for shape in "64 1024 256 8" "32 4096 1024 8"; do
+  read -r n w b k <<<"$shape"
+  name="torch-n$n-w$w-b$b"
+  run "$name.json" python3 bench/torch_reference.py --remat "$remat" --n "$n" --width "$w" --batch "$b" \
+    --every "$k" --repeat 20 --json
+  if [ $rc = 0 ]; then detail=$(python3 bench/torch_reference.py --summarize "$out/$name.json"); else detail=$(why "$name.json"); fi
+  record "bench/torch_reference.py n=$n w=$w b=$b every $k" $rc "$detail"
+done
+
+printf '{"device": "%s", "passed": %d, "failed": %d, "steps": [%s]}\n' "$device" "$passed" "$failed" \
+  "$(IFS=,; echo "${summary[*]}")" >"$out/summary.json"
+say "$passed passed, $failed failed"
+[ "$failed" = 0 ]
