@@ -115,7 +115,8 @@ public:
                ", runtime " + std::to_string(info_.runtimeVersion / 1000) + "." +
                std::to_string(info_.runtimeVersion % 1000 / 10) + ")";
     }
-    const NetworkShape &shape() const override { return params_->shape; }
+    const NetworkShape &shape() const { return params_->shape; }
+    Model model() const override { return exec::networkModel(params_->shape); }
     std::int64_t parameterBytes() const override { return params_->shape.parameterBytes(); }
 
     void allocate(NodeId id) override {
@@ -266,7 +267,18 @@ private:
 
 } // namespace
 
-std::optional<std::string> poolPeakMismatch(const NetworkShape &shape, std::int64_t predictedPeakBytes,
+bool poolPeakIsExact(const Model &model) {
+    const auto whole = [](std::int64_t bytes) { return bytes % kPoolPageBytes == 0; };
+    for (NodeId id = 0; id < static_cast<NodeId>(model.nodeCount()); ++id)
+        if (!whole(model.bytes(id)) || !whole(model.workspace(id)))
+            return false;
+    for (int i = 0; i < model.forwardCount(); ++i)
+        if (!whole(model.savedBytes(i)))
+            return false;
+    return true;
+}
+
+std::optional<std::string> poolPeakMismatch(const Model &model, std::int64_t predictedPeakBytes,
                                             std::optional<std::int64_t> allocatorPeakBytes) {
     const std::string predicted = " the predicted " + std::to_string(predictedPeakBytes) + " bytes";
     if (!allocatorPeakBytes)
@@ -274,9 +286,10 @@ std::optional<std::string> poolPeakMismatch(const NetworkShape &shape, std::int6
     const std::string observed = "the pool's high-water mark of " + std::to_string(*allocatorPeakBytes) + " bytes";
     if (*allocatorPeakBytes < predictedPeakBytes)
         return observed + " is below" + predicted + ": the GPU held less than the backend counted";
-    if (poolPeakIsExact(shape) && *allocatorPeakBytes != predictedPeakBytes)
-        return observed + " differs from" + predicted + " although every buffer (" + std::to_string(shape.nodeBytes()) +
-               " bytes) is a whole number of the pool's " + std::to_string(kPoolPageBytes) + "-byte pages";
+    if (poolPeakIsExact(model) && *allocatorPeakBytes != predictedPeakBytes)
+        return observed + " differs from" + predicted + " although every node, saved and workspace buffer (" +
+               std::to_string(model.bytes(model.inputNode())) + " bytes per node) is a whole number of the pool's " +
+               std::to_string(kPoolPageBytes) + "-byte pages";
     return std::nullopt;
 }
 

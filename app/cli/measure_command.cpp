@@ -297,7 +297,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
             // The backend's count above equals the prediction by construction;
             // the pool's own high-water mark is what the GPU really held.
             if (target.backend == "cuda")
-                if (const auto why = gpu::poolPeakMismatch(shape, row.measurement.predicted.peakBytes,
+                if (const auto why = gpu::poolPeakMismatch(model, row.measurement.predicted.peakBytes,
                                                            row.measurement.allocatorPeakBytes))
                     throw Error("verification failed: " + name + ": " + *why);
 #endif

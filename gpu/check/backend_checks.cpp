@@ -77,14 +77,14 @@ Outcome strategiesAgree(const NetworkShape &shape) {
         if (r.memory.peakBytes != predicted)
             return fail(p.strategy + ": counted peak " + std::to_string(r.memory.peakBytes) + " != predicted " +
                         std::to_string(predicted));
-        if (const auto why = poolPeakMismatch(shape, predicted, r.memory.allocatorPeakBytes))
+        if (const auto why = poolPeakMismatch(model, predicted, r.memory.allocatorPeakBytes))
             return fail(p.strategy + ": " + *why);
         ++strategies;
     }
     return pass(std::to_string(strategies) +
                 " strategies: gradients bitwise equal to store-all's, counted peak = "
                 "predicted, pool peak " +
-                std::string(poolPeakIsExact(shape) ? "= predicted (whole pages)" : ">= predicted"));
+                std::string(poolPeakIsExact(model) ? "= predicted (whole pages)" : ">= predicted"));
 }
 
 // measure(): the device-level growth of the probe step covers the prediction.
@@ -98,7 +98,7 @@ Outcome devicePeakCovers(const NetworkShape &shape) {
     if (m.measuredPeakBytes != m.predicted.peakBytes)
         return fail("counted peak " + std::to_string(m.measuredPeakBytes) + " != predicted " +
                     std::to_string(m.predicted.peakBytes));
-    if (const auto why = poolPeakMismatch(shape, m.predicted.peakBytes, m.allocatorPeakBytes))
+    if (const auto why = poolPeakMismatch(model, m.predicted.peakBytes, m.allocatorPeakBytes))
         return fail(*why);
     return expect(*m.devicePeakBytes >= m.predicted.peakBytes && m.medianSeconds > 0,
                   "device growth " + std::to_string(*m.devicePeakBytes) + " >= predicted " +

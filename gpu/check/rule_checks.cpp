@@ -34,9 +34,9 @@ Outcome rowSumsReferenceIsASum(int rows, int cols) {
     return pass("every row equals its exact integer sum");
 }
 
-// poolPeakMismatch(shape, predicted, observed) must return `refused`.
+// poolPeakMismatch(model, predicted, observed) must return `refused`.
 Outcome poolRule(exec::NetworkShape shape, std::int64_t predicted, std::optional<std::int64_t> observed, bool refused) {
-    const auto why = poolPeakMismatch(shape, predicted, observed);
+    const auto why = poolPeakMismatch(exec::networkModel(shape), predicted, observed);
     if (why.has_value() != refused)
         return fail(refused ? "accepted" : "refused: " + *why);
     return pass(refused ? "refused: " + *why : "accepted");
