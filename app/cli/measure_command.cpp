@@ -25,6 +25,7 @@
 
 #ifdef REMAT_HAVE_CUDA
 #include "gpu/cuda_backend.h"
+#include "gpu/cuda_transformer_backend.h"
 #endif
 
 namespace remat::cli {
@@ -79,12 +80,6 @@ Target probeBackend(const std::string &name) {
 #endif
     }
     throw InvalidArgument("--backend must be cpu or cuda, got '" + name + "'");
-}
-
-void requireCpu(const std::string &name, const char *network) {
-    if (name != "cpu")
-        throw DeviceUnavailable(std::string("the ") + network +
-                                " network runs on the CPU backend only so far, got --backend " + name);
 }
 
 Network mlpNetwork(const MeasureCommandOptions &options) {
@@ -166,9 +161,13 @@ Network transformerNetwork(const MeasureCommandOptions &options) {
                 {"backward_workspace_bytes", 4 * exec::backwardWorkspaceFloats(shape)},
                 {"parameter_bytes", shape.parameterBytes()}};
     net.makeBackend = [shape](const std::string &name) -> std::unique_ptr<Backend> {
-        requireCpu(name, "transformer");
-        return std::make_unique<exec::TransformerCpuBackend>(
-            std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape)));
+        auto params = std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape));
+#ifdef REMAT_HAVE_CUDA
+        if (name == "cuda")
+            return gpu::makeCudaTransformerBackend(std::move(params));
+#endif
+        (void)name;
+        return std::make_unique<exec::TransformerCpuBackend>(std::move(params));
     };
     // Per layer and tensor: L2 norm and sum, enough for a reference to check its own gradients against.
     net.gradientSummary = [shape](const Gradients &g) {

@@ -148,15 +148,28 @@ private slots:
                 storeAll["measured_peak_bytes"].toInteger() - 3 * saved + 4 * node);
     }
 
-    // No GPU here: the runtime's own reason, exit 2. With a GPU: a cuda report.
+    // Both networks. No GPU here: the runtime's own reason, exit 2, nothing
+    // on stdout. With a GPU: a verified cuda report of that network.
+    void cudaBackendWithOrWithoutDevice_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("nodeBytesKey");
+        QTest::newRow("mlp") << QStringList{"--n", "3", "--width", "16", "--batch", "4"} << "width";
+        QTest::newRow("transformer") << QStringList{"--network", "transformer", "--layers", "3", "--hidden", "24",
+                                                    "--heads",   "3",           "--seq",    "5", "--batch",  "3"}
+                                     << "heads";
+    }
     void cudaBackendWithOrWithoutDevice() {
-        const Run r = remat({"--backend", "cuda", "--n", "3", "--width", "16", "--batch", "4", "--json"});
+        QFETCH(QStringList, args);
+        QFETCH(QString, nodeBytesKey);
+        const Run r = remat(QStringList{"--backend", "cuda", "--verify", "--json"} + args);
         if (r.exitCode == 2) {
             QVERIFY2(r.err.startsWith("remat: CUDA not available: "), r.err.constData());
             QVERIFY(r.out.isEmpty());
         } else {
-            QCOMPARE(r.exitCode, 0);
-            QCOMPARE(QJsonDocument::fromJson(r.out).object()["backend"].toString(), QString("cuda"));
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+            QCOMPARE(doc["backend"].toString(), QString("cuda"));
+            QVERIFY(doc["network"].toObject().contains(nodeBytesKey));
         }
     }
 };
