@@ -109,7 +109,8 @@ public:
                ", runtime " + std::to_string(info_.runtimeVersion / 1000) + "." +
                std::to_string(info_.runtimeVersion % 1000 / 10) + ")";
     }
-    const NetworkShape &shape() const override { return params_->shape; }
+    const NetworkShape &shape() const { return params_->shape; }
+    Model model() const override { return exec::networkModel(params_->shape); }
     std::int64_t parameterBytes() const override { return params_->shape.parameterBytes(); }
 
     void allocate(NodeId id) override {
