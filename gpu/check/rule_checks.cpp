@@ -42,6 +42,17 @@ Outcome poolRule(exec::NetworkShape shape, std::int64_t predicted, std::optional
     return pass(refused ? "refused: " + *why : "accepted");
 }
 
+// The pool rule's exact case is reachable for the transformer: the shape the
+// backend checks use is whole pages, and a small odd one is not.
+Outcome transformerPages() {
+    const exec::TransformerShape odd{2, 24, 3, 5, 3};
+    if (!poolPeakIsExact(exec::transformerModel(kTransformerWholePagesShape)))
+        return fail("kTransformerWholePagesShape has a buffer that is not whole pages");
+    if (poolPeakIsExact(exec::transformerModel(odd)))
+        return fail("a transformer with 72-float layers counted as whole pages");
+    return pass("kTransformerWholePagesShape is whole pages, h=24 s=5 b=3 is not");
+}
+
 } // namespace
 
 CheckList ruleChecks() {
@@ -70,6 +81,7 @@ CheckList ruleChecks() {
     for (const auto &c : cases)
         out.push_back({std::string("rule/pool-peak ") + c.what,
                        [c] { return poolRule(c.shape, c.predicted, c.observed, c.refused); }, false});
+    out.push_back({"rule/pool-peak transformer whole pages", transformerPages, false});
     return out;
 }
 
