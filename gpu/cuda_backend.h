@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA backend, seen from plain C++ (no CUDA header needed to include it):
 // node buffers from a dedicated stream-ordered memory pool, cuBLAS GEMMs,
-// small kernels for tanh and its derivative, CUDA-event timing.
+// small kernels for tanh and its derivative, CUDA-event timing. The
+// transformer's CUDA backend is gpu/cuda_transformer_backend.h.
 // docs/executor.md explains what each memory figure means.
 #include "core/executor/backend.h"
 #include "core/executor/network.h"
@@ -30,19 +31,17 @@ struct DeviceInfo {
 inline constexpr double kCpuAgreementTolerance = 1e-3;
 
 // The pool maps device memory in pages of 2 MiB; whatever rounding it applies
-// to an allocation divides that. So when every node and workspace buffer is a
-// whole number of pages, the pool's used-memory high-water mark
-// (allocator_peak_bytes) must equal the predicted peak exactly; otherwise it
-// may only be larger.
+// to an allocation divides that. So when every node, saved and workspace
+// buffer of the model is a whole number of pages, the pool's used-memory
+// high-water mark (allocator_peak_bytes) must equal the predicted peak
+// exactly; otherwise it may only be larger.
 inline constexpr std::int64_t kPoolPageBytes = std::int64_t{2} << 20;
-inline bool poolPeakIsExact(const exec::NetworkShape &shape) {
-    return shape.nodeBytes() % kPoolPageBytes == 0;
-}
+bool poolPeakIsExact(const Model &model);
 
 // nullopt when the observed pool peak agrees with the prediction by the rule
 // above; otherwise why not (no figure, below the prediction, or not equal
 // where it must be). `remat measure --verify` and gpu_check use it.
-std::optional<std::string> poolPeakMismatch(const exec::NetworkShape &shape, std::int64_t predictedPeakBytes,
+std::optional<std::string> poolPeakMismatch(const Model &model, std::int64_t predictedPeakBytes,
                                             std::optional<std::int64_t> allocatorPeakBytes);
 
 // The device the backend would use (device 0). Throws DeviceUnavailable with

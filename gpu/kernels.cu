@@ -1,35 +1,25 @@
 #include "gpu/cuda_check.h"
+#include "gpu/grid.cuh"
 #include "gpu/kernels.h"
 
 namespace remat::gpu {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-// Grid-stride loops: any count works with a bounded grid.
-unsigned blocksFor(std::int64_t count) {
-    const std::int64_t blocks = (count + kThreads - 1) / kThreads;
-    return static_cast<unsigned>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
-}
-
 __global__ void tanhKernel(const float *in, float *out, std::int64_t count) {
-    for (std::int64_t k = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; k < count;
-         k += std::int64_t{gridDim.x} * blockDim.x)
+    for (std::int64_t k = gridStart(); k < count; k += gridStride())
         out[k] = tanhf(in[k]);
 }
 
 __global__ void tanhBackwardKernel(const float *t, float *grad, std::int64_t count) {
-    for (std::int64_t k = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; k < count;
-         k += std::int64_t{gridDim.x} * blockDim.x) {
+    for (std::int64_t k = gridStart(); k < count; k += gridStride()) {
         const float v = t[k];
         grad[k] *= 1.0f - v * v;
     }
 }
 
 __global__ void broadcastColumnsKernel(const float *bias, float *out, int rows, std::int64_t count) {
-    for (std::int64_t k = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; k < count;
-         k += std::int64_t{gridDim.x} * blockDim.x)
+    for (std::int64_t k = gridStart(); k < count; k += gridStride())
         out[k] = bias[k % rows];
 }
 
@@ -62,8 +52,7 @@ __global__ void rowSumsKernel(const float *in, float *sums, int rows, int cols) 
 }
 
 __global__ void subtractKernel(const float *a, const float *b, float *out, std::int64_t count) {
-    for (std::int64_t k = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; k < count;
-         k += std::int64_t{gridDim.x} * blockDim.x)
+    for (std::int64_t k = gridStart(); k < count; k += gridStride())
         out[k] = a[k] - b[k];
 }
 

@@ -8,8 +8,10 @@
 # gpu_check with all cores, then runs: gpu_check (kernels against CPU
 # references, CPU vs CUDA gradients, strategies bitwise equal, counted / pool /
 # device peaks, out of memory, teardown), `remat measure --backend cuda
-# --verify` on three shapes, the table, an out-of-memory request through the
-# CLI, compute-sanitizer memcheck, and bench/torch_reference.py. Raw output and
+# --verify` on three shapes, the transformer (`--network transformer`) on
+# three, the tables, an out-of-memory request through the CLI,
+# compute-sanitizer memcheck (tanh network and transformer), and
+# bench/torch_reference.py and bench/torch_transformer_reference.py on CUDA. Raw output and
 # JSON go to OUT; the last line is "N passed, N failed". Exit status 0 when
 # nothing failed, 1 otherwise (also without nvcc or without a CUDA device,
 # which stop it early with one line).
@@ -155,6 +157,20 @@ for shape in "64 1024 256" "16 1024 512" "9 33 7"; do
   record "remat measure --backend cuda --verify n=$n w=$w b=$b" $rc "$detail"
 done
 
+# The transformer (pre-LN, GPT-2's block) on CUDA, --verify as above: odd
+# sizes, the CLI's default shape, and GPT-2 small's layer at seq 128, batch 8.
+for shape in "5 24 3 7 3" "4 256 4 128 4" "12 768 12 128 8"; do
+  read -r L h a s b <<<"$shape"
+  name="measure-transformer-L$L-h$h-a$a-s$s-b$b"
+  run "$name.json" "$remat" measure --network transformer --backend cuda --layers "$L" --hidden "$h" --heads "$a" \
+    --seq "$s" --batch "$b" --repeat 10 --verify --json
+  if [ $rc = 0 ]; then detail="all strategies verified ($name.json)"; else detail=$(why "$name.json"); fi
+  record "remat measure --network transformer --backend cuda --verify L=$L h=$h a=$a s=$s b=$b" $rc "$detail"
+done
+run measure-transformer-table.txt "$remat" measure --network transformer --backend cuda --layers 12 --hidden 768 \
+  --heads 12 --seq 128 --batch 8 --repeat 10
+record "remat measure --network transformer table (GPT-2 small layers)" $rc "measure-transformer-table.txt"
+
 run measure-table.txt "$remat" measure --backend cuda --n 16 --width 1024 --batch 512
 [ $rc = 0 ] && grep -q "allocator peak" "$out/measure-table.txt"
 record "remat measure table shows the allocator peak" $? "measure-table.txt"
@@ -170,6 +186,10 @@ if [ -x "$sanitizer" ]; then
   run memcheck-measure.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
     "$remat" measure --backend cuda --n 6 --width 33 --batch 7 --repeat 1 --verify
   record "compute-sanitizer memcheck: remat measure (all strategies, n=6 w=33 b=7)" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-measure.txt* || echo "exit $rc")"
+  run memcheck-transformer.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$remat" measure --network transformer --backend cuda --layers 3 --hidden 24 --heads 3 --seq 5 --batch 3 \
+    --repeat 1 --verify
+  record "compute-sanitizer memcheck: transformer measure (all strategies, L=3 h=24 a=3 s=5 b=3)" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-transformer.txt* || echo "exit $rc")"
   run memcheck-checks.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
     "$gpu_check" --filter "teardown"
   record "compute-sanitizer memcheck: backend destroyed with queued work" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-checks.txt* || echo "exit $rc")"
@@ -185,6 +205,18 @@ for shape in "64 1024 256 8" "32 4096 1024 8"; do
     --every "$k" --repeat 20 --json
   if [ $rc = 0 ]; then detail=$(python3 bench/torch_reference.py --summarize "$out/$name.json"); else detail=$(why "$name.json"); fi
   record "bench/torch_reference.py n=$n w=$w b=$b every $k" $rc "$detail"
+done
+
+# The same transformer layer in PyTorch with the same weights, against remat
+# on CUDA (saved bytes per layer, peaks with and without per-layer
+# checkpointing, step time, gradients): GPT-2 small's layer, and the default.
+for shape in "12 768 12 128 8" "4 256 4 128 4"; do
+  read -r L h a s b <<<"$shape"
+  name="torch-transformer-L$L-h$h-a$a-s$s-b$b"
+  run "$name.json" python3 bench/torch_transformer_reference.py --remat "$remat" --device cuda --layers "$L" \
+    --hidden "$h" --heads "$a" --seq "$s" --batch "$b" --repeat 10 --json
+  if [ $rc = 0 ]; then detail="$name.json"; else detail=$(why "$name.json"); fi
+  record "bench/torch_transformer_reference.py --device cuda L=$L h=$h a=$a s=$s b=$b" $rc "$detail"
 done
 
 printf '{"device": "%s", "passed": %d, "failed": %d, "steps": [%s]}\n' "$device" "$passed" "$failed" \

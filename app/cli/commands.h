@@ -58,10 +58,18 @@ StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers)
 // `remat measure` (docs/executor.md): runs schedules on a real network.
 struct MeasureCommandOptions {
     std::string backend = "cpu";
+    std::string network = "mlp"; // or "transformer"
     std::string strategy = "all";
-    std::string n = "64";
-    std::string width = "1024";
-    std::string batch = "256";
+    // Sizes as typed; empty: the network's default. mlp: --n 64, --width
+    // 1024, --batch 256; transformer: --layers 4, --hidden 256, --heads 4,
+    // --seq 128, --batch 4.
+    std::string n;
+    std::string width;
+    std::string batch;
+    std::string layers;
+    std::string hidden;
+    std::string heads;
+    std::string seq;
     std::string repeat = "5";
     StrategyOptionTexts params;
     bool verify = false;

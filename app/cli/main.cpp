@@ -93,10 +93,17 @@ int main(int argc, char **argv) {
     auto *measureCmd = app.add_subcommand(
         "measure", "Run strategies for real on a network (CPU or CUDA): measured vs predicted peak, time, gradients");
     measureCmd->add_option("--backend", measure.backend, "cpu (Eigen, default) or cuda. Example: --backend cuda");
+    measureCmd->add_option("--network", measure.network,
+                           "mlp (the tanh chain, default) or transformer (pre-LN GPT-2 layers; docs/executor.md)");
     measureCmd->add_option("--strategy", measure.strategy, "all (default) or a comma-separated list, as for simulate");
-    measureCmd->add_option("--n", measure.n, "Layers, 1 to 1000000 (default 64). Example: --n 16");
-    measureCmd->add_option("--width", measure.width, "Width w of every layer, 1 to 65536 (default 1024)");
-    measureCmd->add_option("--batch", measure.batch, "Batch size b, 1 to 1048576 (default 256)");
+    measureCmd->add_option("--n", measure.n, "mlp: layers, 1 to 1000000 (default 64). Example: --n 16");
+    measureCmd->add_option("--width", measure.width, "mlp: width w of every layer, 1 to 65536 (default 1024)");
+    measureCmd->add_option("--batch", measure.batch,
+                           "Batch size b, 1 to 1048576 (mlp: columns, default 256; transformer: sequences, default 4)");
+    measureCmd->add_option("--layers", measure.layers, "transformer: layers L, 1 to 1000000 (default 4)");
+    measureCmd->add_option("--hidden", measure.hidden, "transformer: hidden size h, 1 to 65536 (default 256)");
+    measureCmd->add_option("--heads", measure.heads, "transformer: attention heads, dividing h (default 4)");
+    measureCmd->add_option("--seq", measure.seq, "transformer: sequence length, 1 to 1048576 (default 128)");
     measureCmd->add_option("--repeat", measure.repeat,
                            "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
     measureCmd->add_option("--every", measure.params.every, "periodic: checkpoint every K-th node");
@@ -117,6 +124,7 @@ int main(int argc, char **argv) {
                          "store-all's bit for bit");
     addOutputFlags(measureCmd, measure.format, false);
     measureCmd->footer("Example:\n  remat measure --n 16 --width 256 --batch 64 --verify\n"
+                       "  remat measure --network transformer --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4\n"
                        "  remat measure --backend cuda --strategy store-all,periodic --json");
 
     PlanOptions plan;

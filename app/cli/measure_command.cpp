@@ -10,6 +10,7 @@
 #include "core/executor/executor.h"
 #include "core/executor/network.h"
 #include "core/executor/process_memory.h"
+#include "core/executor/transformer_backend.h"
 #include "core/report.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
@@ -17,12 +18,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #ifdef REMAT_HAVE_CUDA
 #include "gpu/cuda_backend.h"
+#include "gpu/cuda_transformer_backend.h"
 #endif
 
 namespace remat::cli {
@@ -34,6 +37,7 @@ using exec::Gradients;
 using exec::Measurement;
 using exec::NetworkParameters;
 using exec::NetworkShape;
+using exec::TransformerShape;
 
 struct Row {
     const Strategy *strategy = nullptr;
@@ -41,6 +45,19 @@ struct Row {
     Measurement measurement;
     double maxGradDiff = 0;
     bool bitwiseEqual = true;
+};
+
+// The network measured: its model (from the code that allocates its
+// buffers), its constant bytes, how to describe it and how to build a backend.
+struct Network {
+    Model model;
+    std::int64_t parameterBytes = 0;
+    std::string shapeText;   // "n = 64, width 1024, batch 256", for "does not fit" messages
+    std::string sizeOptions; // the options that make it smaller
+    std::string description; // one line of the table's header
+    nlohmann::ordered_json json;
+    std::function<std::unique_ptr<Backend>(const std::string &backend)> makeBackend;
+    std::function<nlohmann::ordered_json(const Gradients &)> gradientSummary; // null: none
 };
 
 // What the device offers before anything is allocated.
@@ -65,22 +82,134 @@ Target probeBackend(const std::string &name) {
     throw InvalidArgument("--backend must be cpu or cuda, got '" + name + "'");
 }
 
-std::unique_ptr<Backend> makeBackend(const std::string &name, std::shared_ptr<const NetworkParameters> params) {
+Network mlpNetwork(const MeasureCommandOptions &options) {
+    for (const auto &[flag, value] : {std::pair{"--layers", &options.layers}, std::pair{"--hidden", &options.hidden},
+                                      std::pair{"--heads", &options.heads}, std::pair{"--seq", &options.seq}})
+        if (!value->empty())
+            throw InvalidArgument(std::string(flag) + " is an option of --network transformer; the tanh network "
+                                                      "(--network mlp) takes --n, --width and --batch");
+    NetworkShape shape;
+    shape.layers = static_cast<int>(parseInteger("--n", options.n.empty() ? "64" : options.n, 1, Model::kMaxLayers));
+    shape.width = static_cast<int>(
+        parseInteger("--width", options.width.empty() ? "1024" : options.width, 1, NetworkShape::kMaxWidth));
+    shape.batch = static_cast<int>(
+        parseInteger("--batch", options.batch.empty() ? "256" : options.batch, 1, NetworkShape::kMaxBatch));
+    Network net{exec::networkModel(shape), shape.parameterBytes(), {}, "--n, --width or --batch", {}, {}, {}, {}};
+    net.shapeText = "n = " + std::to_string(shape.layers) + ", width " + std::to_string(shape.width) + ", batch " +
+                    std::to_string(shape.batch);
+    net.description = "network: " + net.shapeText + ", fp32; " + formatBytes(shape.nodeBytes()) + " per node";
+    net.json = {{"n", shape.layers},
+                {"width", shape.width},
+                {"batch", shape.batch},
+                {"dtype", "fp32"},
+                {"node_bytes", shape.nodeBytes()},
+                {"parameter_bytes", shape.parameterBytes()}};
+    net.makeBackend = [shape](const std::string &name) -> std::unique_ptr<Backend> {
+        auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate(shape));
 #ifdef REMAT_HAVE_CUDA
-    if (name == "cuda")
-        return gpu::makeCudaBackend(std::move(params));
+        if (name == "cuda")
+            return gpu::makeCudaBackend(std::move(params));
 #endif
-    (void)name;
-    return std::make_unique<exec::CpuBackend>(std::move(params));
+        (void)name;
+        return std::make_unique<exec::CpuBackend>(std::move(params));
+    };
+    return net;
 }
 
-void requireFits(const char *what, std::int64_t needed, std::optional<std::int64_t> available,
-                 const NetworkShape &shape) {
+Network transformerNetwork(const MeasureCommandOptions &options) {
+    if (!options.n.empty() || !options.width.empty())
+        throw InvalidArgument(std::string(options.n.empty() ? "--width" : "--n") +
+                              " is an option of --network mlp; the transformer takes --layers, --hidden, --heads, "
+                              "--seq and --batch");
+    TransformerShape shape;
+    const auto value = [](const std::string &text, const char *fallback) { return text.empty() ? fallback : text; };
+    shape.layers = static_cast<int>(parseInteger("--layers", value(options.layers, "4"), 1, Model::kMaxLayers));
+    shape.hidden =
+        static_cast<int>(parseInteger("--hidden", value(options.hidden, "256"), 1, TransformerShape::kMaxHidden));
+    shape.heads = static_cast<int>(parseInteger("--heads", value(options.heads, "4"), 1, TransformerShape::kMaxHidden));
+    shape.seq = static_cast<int>(parseInteger("--seq", value(options.seq, "128"), 1, TransformerShape::kMaxSeq));
+    shape.batch = static_cast<int>(parseInteger("--batch", value(options.batch, "4"), 1, TransformerShape::kMaxBatch));
+    if (shape.hidden % shape.heads != 0)
+        throw InvalidArgument("--hidden " + std::to_string(shape.hidden) + " is not divisible by --heads " +
+                              std::to_string(shape.heads) + ": every head takes hidden / heads features");
+    Network net{exec::transformerModel(shape),
+                shape.parameterBytes(),
+                "transformer " + shape.describe(),
+                "--layers, --hidden, --seq or --batch",
+                {},
+                {},
+                {},
+                {}};
+    const std::int64_t saved = exec::savedBytes(shape);
+    net.description = "network: transformer, " + shape.describe() +
+                      ", fp32, pre-LN (GPT-2), no dropout, no mask; per layer " + formatBytes(shape.nodeBytes()) +
+                      " output + " + formatBytes(saved) + " saved when recording";
+    nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
+    for (const exec::SavedBuffer &b : exec::savedBuffers(shape))
+        buffers.push_back({{"name", b.name}, {"bytes", 4 * b.floats}, {"why", b.why}});
+    net.json = {{"type", "transformer"},
+                {"layers", shape.layers},
+                {"hidden", shape.hidden},
+                {"heads", shape.heads},
+                {"seq", shape.seq},
+                {"batch", shape.batch},
+                {"dtype", "fp32"},
+                {"node_bytes", shape.nodeBytes()},
+                {"saved_bytes_per_layer", saved},
+                {"saved_buffers", std::move(buffers)},
+                {"forward_workspace_bytes", 4 * exec::forwardWorkspaceFloats(shape)},
+                {"backward_workspace_bytes", 4 * exec::backwardWorkspaceFloats(shape)},
+                {"parameter_bytes", shape.parameterBytes()}};
+    net.makeBackend = [shape](const std::string &name) -> std::unique_ptr<Backend> {
+        auto params = std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape));
+#ifdef REMAT_HAVE_CUDA
+        if (name == "cuda")
+            return gpu::makeCudaTransformerBackend(std::move(params));
+#endif
+        (void)name;
+        return std::make_unique<exec::TransformerCpuBackend>(std::move(params));
+    };
+    // Per layer and tensor: L2 norm and sum, enough for a reference to check its own gradients against.
+    net.gradientSummary = [shape](const Gradients &g) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        std::vector<float> matrices = g.weights, vectors = g.biases;
+        for (int layer = 1; layer <= shape.layers; ++layer) {
+            const auto t = exec::layerTensors(matrices.data(), vectors.data(), shape.hidden, layer);
+            const std::int64_t h = shape.hidden;
+            const std::pair<const float *, std::int64_t> spans[12] = {
+                {t.qkvWeight, 3 * h * h}, {t.projWeight, h * h}, {t.fc1Weight, 4 * h * h}, {t.fc2Weight, 4 * h * h},
+                {t.ln1Gamma, h},          {t.ln1Beta, h},        {t.qkvBias, 3 * h},       {t.projBias, h},
+                {t.ln2Gamma, h},          {t.ln2Beta, h},        {t.fc1Bias, 4 * h},       {t.fc2Bias, h}};
+            for (int k = 0; k < 12; ++k) {
+                double squares = 0, sum = 0;
+                for (std::int64_t j = 0; j < spans[k].second; ++j) {
+                    squares += double{spans[k].first[j]} * spans[k].first[j];
+                    sum += spans[k].first[j];
+                }
+                out.push_back({{"layer", layer},
+                               {"tensor", exec::kLayerTensorNames[k]},
+                               {"l2", std::sqrt(squares)},
+                               {"sum", sum}});
+            }
+        }
+        return out;
+    };
+    return net;
+}
+
+Network makeNetwork(const MeasureCommandOptions &options) {
+    if (options.network == "mlp")
+        return mlpNetwork(options);
+    if (options.network == "transformer")
+        return transformerNetwork(options);
+    throw InvalidArgument("--network must be mlp or transformer, got '" + options.network + "'");
+}
+
+void requireFits(const char *what, std::int64_t needed, std::optional<std::int64_t> available, const Network &net) {
     if (available && needed > *available)
-        throw LimitExceeded(std::string(what) + " needs " + formatBytes(needed) +
-                            " for n = " + std::to_string(shape.layers) + ", width " + std::to_string(shape.width) +
-                            ", batch " + std::to_string(shape.batch) + " but only " + formatBytes(*available) +
-                            " is available; choose a smaller --n, --width or --batch");
+        throw LimitExceeded(std::string(what) + " needs " + formatBytes(needed) + " for " + net.shapeText +
+                            " but only " + formatBytes(*available) + " is available; choose a smaller " +
+                            net.sizeOptions);
 }
 
 std::string seconds(double s) {
@@ -106,12 +235,9 @@ nlohmann::ordered_json optionalJson(const std::optional<std::int64_t> &b) {
 } // namespace
 
 void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
-    NetworkShape shape;
-    shape.layers = static_cast<int>(parseInteger("--n", options.n, 1, Model::kMaxLayers));
-    shape.width = static_cast<int>(parseInteger("--width", options.width, 1, NetworkShape::kMaxWidth));
-    shape.batch = static_cast<int>(parseInteger("--batch", options.batch, 1, NetworkShape::kMaxBatch));
+    const Network net = makeNetwork(options);
+    const Model &model = net.model;
     const int repeats = static_cast<int>(parseInteger("--repeat", options.repeat, 1, 1000));
-    const Model model = exec::networkModel(shape);
 
     const StrategyParams params = parseStrategyParams(options.params, model.layers());
     const auto strategies = selectStrategies(options.strategy, params, &model);
@@ -135,15 +261,14 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     // the gradients twice (the store-all reference and the latest) and, on the
     // CPU, the activations too.
     const Target target = probeBackend(options.backend);
-    const std::int64_t gradientBytes = shape.parameterBytes() / 2;
+    const std::int64_t gradientBytes = net.parameterBytes / 2;
     const bool onCpu = target.backend == "cpu";
-    const std::int64_t hostNeed = shape.parameterBytes() + 2 * gradientBytes + (onCpu ? worstPeak : 0);
-    requireFits("the host", hostNeed, onCpu ? target.freeBytes : exec::availableHostBytes(), shape);
+    const std::int64_t hostNeed = net.parameterBytes + 2 * gradientBytes + (onCpu ? worstPeak : 0);
+    requireFits("the host", hostNeed, onCpu ? target.freeBytes : exec::availableHostBytes(), net);
     if (!onCpu)
-        requireFits("the GPU", shape.parameterBytes() + worstPeak, target.freeBytes, shape);
+        requireFits("the GPU", net.parameterBytes + worstPeak, target.freeBytes, net);
 
-    const auto parameters = std::make_shared<const NetworkParameters>(NetworkParameters::generate(shape));
-    const std::unique_ptr<Backend> backend = makeBackend(target.backend, parameters);
+    const std::unique_ptr<Backend> backend = net.makeBackend(target.backend);
 
     // The reference gradients: store-all on the same backend.
     Gradients reference, latest;
@@ -171,7 +296,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
             // The backend's count above equals the prediction by construction;
             // the pool's own high-water mark is what the GPU really held.
             if (target.backend == "cuda")
-                if (const auto why = gpu::poolPeakMismatch(shape, row.measurement.predicted.peakBytes,
+                if (const auto why = gpu::poolPeakMismatch(model, row.measurement.predicted.peakBytes,
                                                            row.measurement.allocatorPeakBytes))
                     throw Error("verification failed: " + name + ": " + *why);
 #endif
@@ -190,12 +315,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
         nlohmann::ordered_json doc;
         doc["backend"] = target.backend;
         doc["device"] = backend->deviceName();
-        doc["network"] = {{"n", shape.layers},
-                          {"width", shape.width},
-                          {"batch", shape.batch},
-                          {"dtype", "fp32"},
-                          {"node_bytes", shape.nodeBytes()},
-                          {"parameter_bytes", backend->parameterBytes()}};
+        doc["network"] = net.json;
         doc["repeat"] = repeats;
         doc["verified"] = options.verify;
         doc["strategies"] = nlohmann::ordered_json::array();
@@ -220,13 +340,14 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
             j["gradients_bitwise_equal_to_store_all"] = row.bitwiseEqual;
             doc["strategies"].push_back(std::move(j));
         }
+        if (net.gradientSummary)
+            doc["gradients"] = net.gradientSummary(reference);
         out << doc.dump(2) << '\n';
         return;
     }
 
-    out << "backend " << target.backend << ": " << backend->deviceName() << "\nnetwork: n = " << shape.layers
-        << ", width " << shape.width << ", batch " << shape.batch << ", fp32; " << formatBytes(shape.nodeBytes())
-        << " per node; parameters and gradients " << formatBytes(backend->parameterBytes())
+    out << "backend " << target.backend << ": " << backend->deviceName() << '\n'
+        << net.description << "; parameters and gradients " << formatBytes(backend->parameterBytes())
         << " (constant, not in the peaks)\n"
         << "median of " << repeats << " step(s); peaks in bytes of activations and workspace: measured = the "
         << "backend's count of requested sizes, allocator = the CUDA pool's high-water mark, device = growth seen by "

@@ -29,7 +29,10 @@ public:
 
     virtual std::string name() const = 0;       // "cpu", "cuda"
     virtual std::string deviceName() const = 0; // "x86_64, 2 cores", "NVIDIA H200"
-    virtual const NetworkShape &shape() const = 0;
+    // The model of the network this backend runs, built by the code that
+    // allocates its buffers (networkModel, transformerModel): the executor
+    // runs only schedules planned on it.
+    virtual Model model() const = 0;
     // Weights, biases, their gradients, the input batch and the target.
     virtual std::int64_t parameterBytes() const = 0;
 

@@ -1,7 +1,6 @@
 #include "core/executor/cpu_backend.h"
 
 #include "core/errors.h"
-#include "core/executor/process_memory.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,11 +9,11 @@
 namespace remat::exec {
 
 CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters, cpu::Isa isa)
-    : params_(std::move(parameters)), isa_(isa), k_(cpu::kernels(isa)) {
+    : HostBackend(parameters ? 2 * (static_cast<std::size_t>(parameters->shape.layers) + 1) : 0,
+                  parameters ? parameters->shape.nodeBytes() : 0),
+      params_(std::move(parameters)), isa_(isa), k_(cpu::kernels(isa)) {
     if (!params_)
         throw InvalidArgument("the CPU backend needs network parameters");
-    const NetworkShape &s = params_->shape;
-    nodes_.resize(2 * (static_cast<std::size_t>(s.layers) + 1));
     grads_.weights.assign(params_->weights.size(), 0.0f);
     grads_.biases.assign(params_->biases.size(), 0.0f);
 }
@@ -31,31 +30,6 @@ std::string CpuBackend::deviceName() const {
 #endif
     return std::string(arch) + ", " + std::string(cpu::isaLabel(isa_)) + " kernels, " + std::to_string(cores) +
            " cores, " + k_.library + ", 1 thread";
-}
-
-float *CpuBackend::node(NodeId id, const char *role) const {
-    if (id >= nodes_.size() || !nodes_[id])
-        throw InvalidArgument(std::string("CPU backend: ") + role + " node " + std::to_string(id) +
-                              " is not allocated");
-    return nodes_[id].data();
-}
-
-void CpuBackend::allocate(NodeId id) {
-    if (id >= nodes_.size())
-        throw InvalidArgument("CPU backend: no node " + std::to_string(id));
-    if (nodes_[id])
-        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " is already allocated");
-    nodes_[id] = TrackedBuffer(allocator_, shape().nodeBytes());
-}
-
-void CpuBackend::release(NodeId id) {
-    node(id, "released");
-    nodes_[id] = TrackedBuffer();
-}
-
-void CpuBackend::releaseAll() {
-    for (auto &b : nodes_)
-        b = TrackedBuffer();
 }
 
 void CpuBackend::loadInput() {
@@ -99,31 +73,6 @@ void CpuBackend::backward(int i) {
     k_.rowSums(w, b, next, w, grads_.biases.data() + std::int64_t{layer - 1} * w);
     k_.gemm(cpu::Transpose::Yes, cpu::Transpose::No, w, b, w, 1.0f, params_->weight(layer), w, next, w, 0.0f, out, w);
     k_.mulTanhDerivative(w * b, t, out);
-}
-
-MemoryCounters CpuBackend::counters() const {
-    MemoryCounters c;
-    c.liveBytes = allocator_.liveBytes();
-    c.peakBytes = allocator_.peakBytes();
-    c.allocations = allocator_.allocations();
-    return c;
-}
-
-double CpuBackend::stopTimerSeconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
-
-void CpuBackend::deviceWatchBegin() {
-    allocator_.trim();
-    trimHeap();
-    rssBaseline_ = resetPeakResident() ? residentBytes() : std::nullopt;
-}
-
-std::optional<std::int64_t> CpuBackend::deviceWatchPeakGrowth() {
-    const auto peak = peakResidentBytes();
-    if (!rssBaseline_ || !peak)
-        return std::nullopt;
-    return std::max<std::int64_t>(0, *peak - *rssBaseline_);
 }
 
 void CpuBackend::readGradients(Gradients &out) {

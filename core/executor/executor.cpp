@@ -11,23 +11,23 @@ namespace {
 
 // The executor runs only schedules planned on this network's own model, so that
 // the simulator's prediction is a prediction about these very buffers.
-void requireNetworkModel(const Model &model, const NetworkShape &shape) {
-    const Model expected = networkModel(shape);
+void requireNetworkModel(const Model &model, const Backend &backend) {
+    const Model expected = backend.model();
     bool same = model.forwardCount() == expected.forwardCount() && model.isChain();
     for (NodeId id = 0; same && id < static_cast<NodeId>(model.nodeCount()); ++id)
         same = model.bytes(id) == expected.bytes(id) && model.workspace(id) == expected.workspace(id) &&
                (model.isBackward(id) || model.savedBytes(static_cast<int>(id)) == expected.savedBytes(static_cast<int>(id)));
     if (!same)
-        throw InvalidArgument("the model is not the model of this network (n = " + std::to_string(shape.layers) +
-                              ", width " + std::to_string(shape.width) + ", batch " + std::to_string(shape.batch) +
-                              "); build it with networkModel()");
+        throw InvalidArgument("the model is not the model of the backend's network (" +
+                              std::to_string(expected.layers()) + " layers, " + std::to_string(expected.bytes(0)) +
+                              " bytes per node); build it with networkModel() or transformerModel()");
 }
 
 } // namespace
 
 Executor::Executor(Backend &backend, const Model &model, const Schedule &schedule)
     : backend_(backend), schedule_(schedule), forwardCount_(model.forwardCount()) {
-    requireNetworkModel(model, backend.shape());
+    requireNetworkModel(model, backend);
     predicted_ = Simulator::summarize(model, schedule);
 }
 

@@ -11,12 +11,6 @@ namespace remat::exec {
 
 namespace {
 
-void requireRange(const char *what, int value, int max) {
-    if (value < 1 || value > max)
-        throw InvalidArgument(std::string(what) + " must be an integer from 1 to " + std::to_string(max) + ", got " +
-                              std::to_string(value));
-}
-
 // splitmix64: a counter-based hash, so every value depends only on (seed, stream, index).
 std::uint64_t mix(std::uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
@@ -25,18 +19,28 @@ std::uint64_t mix(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// Uniform in [-scale, scale), exactly representable steps of 2^-23.
-void fillUniform(std::vector<float> &out, std::int64_t count, std::uint64_t seed, std::uint64_t stream, float scale) {
+void fillVector(std::vector<float> &out, std::int64_t count, std::uint64_t seed, std::uint64_t stream, float scale) {
     out.resize(static_cast<std::size_t>(count));
+    fillUniform(out.data(), count, seed, stream, scale);
+}
+
+} // namespace
+
+void requireRange(const char *what, int value, int max) {
+    if (value < 1 || value > max)
+        throw InvalidArgument(std::string(what) + " must be an integer from 1 to " + std::to_string(max) + ", got " +
+                              std::to_string(value));
+}
+
+// Uniform in [-scale, scale), exactly representable steps of 2^-23.
+void fillUniform(float *out, std::int64_t count, std::uint64_t seed, std::uint64_t stream, float scale) {
     const std::uint64_t base = mix(seed ^ mix(stream));
     for (std::int64_t k = 0; k < count; ++k) {
         const auto bits = static_cast<std::uint32_t>(mix(base + static_cast<std::uint64_t>(k)) >> 41); // 23 bits
         const float unit = static_cast<float>(bits) * (1.0f / 8388608.0f);                             // [0, 1)
-        out[static_cast<std::size_t>(k)] = (2.0f * unit - 1.0f) * scale;
+        out[k] = (2.0f * unit - 1.0f) * scale;
     }
 }
-
-} // namespace
 
 void NetworkShape::validate() const {
     requireRange("n (layers)", layers, Model::kMaxLayers);
@@ -80,10 +84,10 @@ NetworkParameters NetworkParameters::generate(const NetworkShape &shape, std::ui
     p.shape = shape;
     const std::int64_t w = shape.width;
     // Weights ~ U(-1/sqrt(w), 1/sqrt(w)) keep W*tanh(a) of order one at any width.
-    fillUniform(p.weights, shape.layers * w * w, seed, 1, 1.0f / std::sqrt(static_cast<float>(w)));
-    fillUniform(p.biases, shape.layers * w, seed, 2, 0.1f);
-    fillUniform(p.input, shape.elements(), seed, 3, 1.0f);
-    fillUniform(p.target, shape.elements(), seed, 4, 1.0f);
+    fillVector(p.weights, shape.layers * w * w, seed, 1, 1.0f / std::sqrt(static_cast<float>(w)));
+    fillVector(p.biases, shape.layers * w, seed, 2, 0.1f);
+    fillVector(p.input, shape.elements(), seed, 3, 1.0f);
+    fillVector(p.target, shape.elements(), seed, 4, 1.0f);
     return p;
 }
 

@@ -62,6 +62,14 @@ struct NetworkParameters {
     const float *bias(int layer) const { return biases.data() + std::int64_t{layer - 1} * shape.width; }
 };
 
+// Throws InvalidArgument "<what> must be an integer from 1 to <max>, got <value>".
+void requireRange(const char *what, int value, int max);
+
+// Fills out[0..count) with values uniform in [-scale, scale) from a
+// counter-based hash of (seed, stream, index): any slice can be regenerated,
+// in any language (bench/torch_transformer_reference.py does).
+void fillUniform(float *out, std::int64_t count, std::uint64_t seed, std::uint64_t stream, float scale);
+
 // What a step produces: every weight and bias gradient, and b_0.
 struct Gradients {
     std::vector<float> weights; // same layout as NetworkParameters::weights

@@ -34,77 +34,24 @@ std::shared_ptr<const NetworkParameters> parametersFor(const NetworkShape &s) {
     return std::make_shared<const NetworkParameters>(NetworkParameters::generate(s));
 }
 
-Schedule storeAll(const Model &model) {
-    return StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
-}
-
-double largest(const Gradients &g) {
-    double m = 0;
-    for (const auto *v : {&g.weights, &g.biases, &g.input})
-        for (float x : *v)
-            m = std::max(m, std::fabs(double{x}));
-    return m;
-}
-
 // CPU and CUDA store-all gradients agree within kCpuAgreementTolerance.
 Outcome agreesWithCpu(const NetworkShape &shape) {
     const auto params = parametersFor(shape);
-    const Model model = exec::networkModel(shape);
-    const Schedule s = storeAll(model);
     exec::CpuBackend cpu(params);
-    const Gradients onCpu = runOnce(cpu, model, s);
     const auto cuda = makeCudaBackend(params); // its first step follows the uploads directly
-    const Gradients onCuda = runOnce(*cuda, model, s);
-    const double diff = onCuda.maxAbsDiff(onCpu);
-    const double allowed = kCpuAgreementTolerance * std::max(1.0, largest(onCpu));
-    return expect(diff <= allowed, "max |g_cuda - g_cpu| " + number(diff) + " (allowed " + number(allowed) + ")");
+    return agreesWithCpuOn(cpu, *cuda, exec::networkModel(shape), kCpuAgreementTolerance);
 }
 
-// Every strategy: gradients bitwise equal to store-all's, the backend's count
-// equal to the prediction, the pool's high-water mark by poolPeakMismatch.
 Outcome strategiesAgree(const NetworkShape &shape) {
-    const auto params = parametersFor(shape);
     const Model model = exec::networkModel(shape);
-    const auto cuda = makeCudaBackend(params);
-    const Gradients reference = runOnce(*cuda, model, storeAll(model));
-    int strategies = 0;
-    for (const exec::testing::Planned &p : exec::testing::allSchedules(model)) {
-        exec::StepRecord r;
-        const Gradients g = runOnce(*cuda, model, p.schedule, &r);
-        const std::int64_t predicted = Simulator::summarize(model, p.schedule).peakBytes;
-        if (!g.bitwiseEqual(reference))
-            return fail(p.strategy + ": gradients differ from store-all's by up to " + number(g.maxAbsDiff(reference)));
-        if (r.memory.peakBytes != predicted)
-            return fail(p.strategy + ": counted peak " + std::to_string(r.memory.peakBytes) + " != predicted " +
-                        std::to_string(predicted));
-        if (const auto why = poolPeakMismatch(shape, predicted, r.memory.allocatorPeakBytes))
-            return fail(p.strategy + ": " + *why);
-        ++strategies;
-    }
-    return pass(std::to_string(strategies) +
-                " strategies: gradients bitwise equal to store-all's, counted peak = "
-                "predicted, pool peak " +
-                std::string(poolPeakIsExact(shape) ? "= predicted (whole pages)" : ">= predicted"));
+    const auto cuda = makeCudaBackend(parametersFor(shape));
+    return strategiesAgreeOn(*cuda, model);
 }
 
-// measure(): the device-level growth of the probe step covers the prediction.
 Outcome devicePeakCovers(const NetworkShape &shape) {
-    const auto params = parametersFor(shape);
     const Model model = exec::networkModel(shape);
-    const auto cuda = makeCudaBackend(params);
-    const exec::Measurement m = exec::measure(*cuda, model, storeAll(model), {3});
-    if (!m.devicePeakBytes)
-        return fail("no device-level figure");
-    if (m.measuredPeakBytes != m.predicted.peakBytes)
-        return fail("counted peak " + std::to_string(m.measuredPeakBytes) + " != predicted " +
-                    std::to_string(m.predicted.peakBytes));
-    if (const auto why = poolPeakMismatch(shape, m.predicted.peakBytes, m.allocatorPeakBytes))
-        return fail(*why);
-    return expect(*m.devicePeakBytes >= m.predicted.peakBytes && m.medianSeconds > 0,
-                  "device growth " + std::to_string(*m.devicePeakBytes) + " >= predicted " +
-                      std::to_string(m.predicted.peakBytes) + ", pool peak " +
-                      std::to_string(m.allocatorPeakBytes.value_or(-1)) + ", median step " + number(m.medianSeconds) +
-                      " s");
+    const auto cuda = makeCudaBackend(parametersFor(shape));
+    return devicePeakCoversOn(*cuda, model);
 }
 
 bool mentionsFreeBytes(const OutOfMemory &e) {
@@ -172,6 +119,58 @@ Outcome teardownWithQueuedWork() {
 }
 
 } // namespace
+
+Schedule storeAll(const Model &model) {
+    return StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
+}
+
+Outcome agreesWithCpuOn(exec::Backend &cpu, exec::Backend &cuda, const Model &model, double tolerance) {
+    const Schedule s = storeAll(model);
+    const Gradients onCpu = runOnce(cpu, model, s);
+    const Gradients onCuda = runOnce(cuda, model, s);
+    const double diff = onCuda.maxAbsDiff(onCpu), largest = largestMagnitude(onCpu);
+    const double allowed = tolerance * std::max(1.0, largest);
+    return expect(diff <= allowed, "max |g_cuda - g_cpu| " + number(diff) + " (allowed " + number(allowed) +
+                                       ", largest |g_cpu| " + number(largest) + ")");
+}
+
+Outcome strategiesAgreeOn(exec::Backend &backend, const Model &model) {
+    const Gradients reference = runOnce(backend, model, storeAll(model));
+    int strategies = 0;
+    for (const exec::testing::Planned &p : exec::testing::allSchedules(model)) {
+        exec::StepRecord r;
+        const Gradients g = runOnce(backend, model, p.schedule, &r);
+        const std::int64_t predicted = Simulator::summarize(model, p.schedule).peakBytes;
+        if (!g.bitwiseEqual(reference))
+            return fail(p.strategy + ": gradients differ from store-all's by up to " + number(g.maxAbsDiff(reference)));
+        if (r.memory.peakBytes != predicted)
+            return fail(p.strategy + ": counted peak " + std::to_string(r.memory.peakBytes) + " != predicted " +
+                        std::to_string(predicted));
+        if (const auto why = poolPeakMismatch(model, predicted, r.memory.allocatorPeakBytes))
+            return fail(p.strategy + ": " + *why);
+        ++strategies;
+    }
+    return pass(std::to_string(strategies) +
+                " strategies: gradients bitwise equal to store-all's, counted peak = "
+                "predicted, pool peak " +
+                std::string(poolPeakIsExact(model) ? "= predicted (whole pages)" : ">= predicted"));
+}
+
+Outcome devicePeakCoversOn(exec::Backend &backend, const Model &model) {
+    const exec::Measurement m = exec::measure(backend, model, storeAll(model), {3});
+    if (!m.devicePeakBytes)
+        return fail("no device-level figure");
+    if (m.measuredPeakBytes != m.predicted.peakBytes)
+        return fail("counted peak " + std::to_string(m.measuredPeakBytes) + " != predicted " +
+                    std::to_string(m.predicted.peakBytes));
+    if (const auto why = poolPeakMismatch(model, m.predicted.peakBytes, m.allocatorPeakBytes))
+        return fail(*why);
+    return expect(*m.devicePeakBytes >= m.predicted.peakBytes && m.medianSeconds > 0,
+                  "device growth " + std::to_string(*m.devicePeakBytes) + " >= predicted " +
+                      std::to_string(m.predicted.peakBytes) + ", pool peak " +
+                      std::to_string(m.allocatorPeakBytes.value_or(-1)) + ", median step " + number(m.medianSeconds) +
+                      " s");
+}
 
 CheckList backendChecks() {
     CheckList out;

@@ -7,6 +7,10 @@
 //
 // Adding checks: a function returning a CheckList in a new file of this
 // folder, one line in allChecks() (main.cpp), the file in CMakeLists.txt.
+#include "core/executor/backend.h"
+#include "core/executor/transformer.h"
+#include "core/schedule.h"
+
 #include <functional>
 #include <string>
 #include <utility>
@@ -39,8 +43,30 @@ struct Check {
 };
 using CheckList = std::vector<Check>;
 
-CheckList kernelChecks();  // kernel_checks.cpp: every kernel against its CPU reference
-CheckList ruleChecks();    // rule_checks.cpp: host-only, the references and --verify's pool rule
-CheckList backendChecks(); // backend_checks.cpp: gradients, peaks, out of memory, teardown
+CheckList kernelChecks();             // kernel_checks.cpp: every kernel against its CPU reference
+CheckList ruleChecks();               // rule_checks.cpp: host-only, the references and --verify's pool rule
+CheckList backendChecks();            // backend_checks.cpp: gradients, peaks, out of memory, teardown
+CheckList transformerKernelChecks();  // transformer_kernel_checks.cpp: each against transformer_math
+CheckList transformerBackendChecks(); // transformer_backend_checks.cpp: gradients, strategies, peaks
+
+// Shared by the checks of both networks (backend_checks.cpp).
+// Store-all's schedule of `model`.
+Schedule storeAll(const Model &model);
+// Store-all gradients of the CPU and CUDA backends of one network agree:
+// max |g_cuda - g_cpu| <= tolerance * max(1, max |g_cpu|).
+Outcome agreesWithCpuOn(exec::Backend &cpu, exec::Backend &cuda, const Model &model, double tolerance);
+// On a CUDA backend of either network: every strategy gives gradients bitwise equal to store-all's, a counted peak
+// equal to the prediction and a pool high-water mark by poolPeakMismatch;
+Outcome strategiesAgreeOn(exec::Backend &backend, const Model &model);
+// measure()'s device-level growth covers the prediction, counted and pool
+// peaks as above.
+Outcome devicePeakCoversOn(exec::Backend &backend, const Model &model);
+
+// A transformer whose every node, saved and workspace buffer is a whole
+// number of the pool's 2 MiB pages (N = s b = 2^18 tokens, s^2 = 2^20, h
+// even), so the pool's high-water mark must equal the prediction exactly:
+// nodes 64 MiB, about 2.6 GiB saved per layer. rule_checks.cpp checks that
+// it is whole pages.
+inline const exec::TransformerShape kTransformerWholePagesShape{3, 64, 2, 1024, 256};
 
 } // namespace remat::gpu::check

@@ -43,6 +43,14 @@ double worstRelative(const std::vector<float> &gpu, const std::vector<float> &cp
     return worst;
 }
 
+double largestMagnitude(const exec::Gradients &g) {
+    double m = 0;
+    for (const auto *v : {&g.weights, &g.biases, &g.input})
+        for (float x : *v)
+            m = std::max(m, std::fabs(double{x}));
+    return m;
+}
+
 std::string number(double value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", value);

@@ -1,5 +1,6 @@
 #pragma once
 // Host data for checks, and its round trip through device buffers.
+#include "core/executor/network.h"
 #include "gpu/device_buffer.h"
 
 #include <cstdint>
@@ -15,6 +16,9 @@ DeviceBuffer toDevice(const std::vector<float> &host);
 std::vector<float> toHost(const DeviceBuffer &buffer);
 // Largest |gpu - cpu| / max(1, |cpu|); infinity on a size mismatch or NaN.
 double worstRelative(const std::vector<float> &gpu, const std::vector<float> &cpu);
+// Largest |g| over every weight, bias and input gradient: the scale of a
+// CPU-agreement tolerance.
+double largestMagnitude(const exec::Gradients &g);
 // "1.5e-07" style, for messages.
 std::string number(double value);
 // "33x7", for check names.

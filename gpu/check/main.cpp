@@ -28,7 +28,8 @@ constexpr int kExitNoDevice = 77;
 
 CheckList allChecks() {
     CheckList all;
-    for (CheckList part : {ruleChecks(), kernelChecks(), backendChecks()})
+    for (CheckList part :
+         {ruleChecks(), kernelChecks(), backendChecks(), transformerKernelChecks(), transformerBackendChecks()})
         for (Check &c : part)
             all.push_back(std::move(c));
     return all;

@@ -34,12 +34,23 @@ Outcome rowSumsReferenceIsASum(int rows, int cols) {
     return pass("every row equals its exact integer sum");
 }
 
-// poolPeakMismatch(shape, predicted, observed) must return `refused`.
+// poolPeakMismatch(model, predicted, observed) must return `refused`.
 Outcome poolRule(exec::NetworkShape shape, std::int64_t predicted, std::optional<std::int64_t> observed, bool refused) {
-    const auto why = poolPeakMismatch(shape, predicted, observed);
+    const auto why = poolPeakMismatch(exec::networkModel(shape), predicted, observed);
     if (why.has_value() != refused)
         return fail(refused ? "accepted" : "refused: " + *why);
     return pass(refused ? "refused: " + *why : "accepted");
+}
+
+// The pool rule's exact case is reachable for the transformer: the shape the
+// backend checks use is whole pages, and a small odd one is not.
+Outcome transformerPages() {
+    const exec::TransformerShape odd{2, 24, 3, 5, 3};
+    if (!poolPeakIsExact(exec::transformerModel(kTransformerWholePagesShape)))
+        return fail("kTransformerWholePagesShape has a buffer that is not whole pages");
+    if (poolPeakIsExact(exec::transformerModel(odd)))
+        return fail("a transformer with 72-float layers counted as whole pages");
+    return pass("kTransformerWholePagesShape is whole pages, h=24 s=5 b=3 is not");
 }
 
 } // namespace
@@ -70,6 +81,7 @@ CheckList ruleChecks() {
     for (const auto &c : cases)
         out.push_back({std::string("rule/pool-peak ") + c.what,
                        [c] { return poolRule(c.shape, c.predicted, c.observed, c.refused); }, false});
+    out.push_back({"rule/pool-peak transformer whole pages", transformerPages, false});
     return out;
 }
 

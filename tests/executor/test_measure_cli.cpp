@@ -75,6 +75,22 @@ private slots:
         QTest::newRow("unknown backend") << QStringList{"--backend", "tpu", "--n", "2"} << "--backend";
         QTest::newRow("unknown strategy") << QStringList{"--strategy", "magic"} << "magic";
         QTest::newRow("zero repeat") << QStringList{"--repeat", "0"} << "--repeat";
+        const QStringList transformer{"--network", "transformer"};
+        QTest::newRow("unknown network") << QStringList{"--network", "rnn"} << "--network must be mlp or transformer";
+        QTest::newRow("h not divisible by heads") << transformer + QStringList{"--hidden", "10", "--heads", "3"}
+                                                  << "--hidden 10 is not divisible by --heads 3";
+        QTest::newRow("more heads than h") << transformer + QStringList{"--hidden", "4", "--heads", "8"} << "heads";
+        QTest::newRow("zero seq") << transformer + QStringList{"--seq", "0"} << "--seq";
+        QTest::newRow("tokens overflow") << transformer + QStringList{"--seq", "1048576", "--batch", "1048576"}
+                                         << "tokens";
+        QTest::newRow("probabilities overflow")
+            << transformer + QStringList{"--hidden", "64", "--heads", "64", "--seq", "262144", "--batch", "64"}
+            << "remat accepts for one layer";
+        QTest::newRow("transformer does not fit")
+            << transformer + QStringList{"--layers", "100", "--hidden", "65536", "--seq", "8", "--batch", "1"}
+            << "available";
+        QTest::newRow("mlp option on the transformer") << transformer + QStringList{"--width", "16"} << "--width";
+        QTest::newRow("transformer option on the mlp") << QStringList{"--heads", "4"} << "--heads";
     }
     void badInput() {
         QFETCH(QStringList, args);
@@ -89,15 +105,71 @@ private slots:
         QVERIFY2(clock.elapsed() < 30000, "refused only after working"); // nothing was allocated first
     }
 
-    // No GPU here: the runtime's own reason, exit 2. With a GPU: a cuda report.
+    // The transformer: every strategy measured == predicted and bitwise equal
+    // to store-all; per-layer checkpointing re-runs every layer recording.
+    void transformerMeasuredEqualsPredicted() {
+        const Run r = remat({"--network", "transformer", "--layers", "3", "--hidden", "16", "--heads", "2", "--seq",
+                             "6", "--batch", "2", "--repeat", "1", "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject net = doc["network"].toObject();
+        QCOMPARE(net["node_bytes"].toInteger(), 16 * 6 * 2 * 4);
+        qint64 listed = 0;
+        for (const auto &b : net["saved_buffers"].toArray())
+            listed += b.toObject()["bytes"].toInteger();
+        QCOMPARE(net["saved_bytes_per_layer"].toInteger(), listed);
+        QCOMPARE(doc["gradients"].toArray().size(), 3 * 12);
+        const QJsonArray rows = doc["strategies"].toArray();
+        QVERIFY(rows.size() >= 3);
+        for (const auto &v : rows) {
+            const QJsonObject s = v.toObject();
+            const QString name = s["strategy"].toString();
+            QVERIFY2(s["measured_peak_bytes"].toInteger() == s["predicted_peak_bytes"].toInteger(), qPrintable(name));
+            QVERIFY2(s["gradients_bitwise_equal_to_store_all"].toBool(), qPrintable(name));
+        }
+    }
+
+    void perLayerCheckpointingHoldsLayerInputs() {
+        const Run r = remat(
+            {"--network", "transformer", "--layers", "4",     "--hidden", "16", "--heads",    "4",
+             "--seq",     "8",           "--batch",  "2",     "--repeat", "1",  "--strategy", "store-all,periodic",
+             "--every",   "1",           "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        const qint64 node = doc["network"].toObject()["node_bytes"].toInteger();
+        const qint64 saved = doc["network"].toObject()["saved_bytes_per_layer"].toInteger();
+        const QJsonArray rows = doc["strategies"].toArray();
+        const QJsonObject storeAll = rows[0].toObject(), perLayer = rows[1].toObject();
+        QCOMPARE(storeAll["forward_evaluations"].toInteger(), 4);
+        QCOMPARE(perLayer["forward_evaluations"].toInteger(), 7); // each layer but the last again, recording
+        // store-all holds every layer's internals at once, per-layer checkpointing one layer's.
+        QVERIFY(storeAll["measured_peak_bytes"].toInteger() >= 4 * (node + saved));
+        QVERIFY(perLayer["measured_peak_bytes"].toInteger() <=
+                storeAll["measured_peak_bytes"].toInteger() - 3 * saved + 4 * node);
+    }
+
+    // Both networks. No GPU here: the runtime's own reason, exit 2, nothing
+    // on stdout. With a GPU: a verified cuda report of that network.
+    void cudaBackendWithOrWithoutDevice_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("nodeBytesKey");
+        QTest::newRow("mlp") << QStringList{"--n", "3", "--width", "16", "--batch", "4"} << "width";
+        QTest::newRow("transformer") << QStringList{"--network", "transformer", "--layers", "3", "--hidden", "24",
+                                                    "--heads",   "3",           "--seq",    "5", "--batch",  "3"}
+                                     << "heads";
+    }
     void cudaBackendWithOrWithoutDevice() {
-        const Run r = remat({"--backend", "cuda", "--n", "3", "--width", "16", "--batch", "4", "--json"});
+        QFETCH(QStringList, args);
+        QFETCH(QString, nodeBytesKey);
+        const Run r = remat(QStringList{"--backend", "cuda", "--verify", "--json"} + args);
         if (r.exitCode == 2) {
             QVERIFY2(r.err.startsWith("remat: CUDA not available: "), r.err.constData());
             QVERIFY(r.out.isEmpty());
         } else {
-            QCOMPARE(r.exitCode, 0);
-            QCOMPARE(QJsonDocument::fromJson(r.out).object()["backend"].toString(), QString("cuda"));
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+            QCOMPARE(doc["backend"].toString(), QString("cuda"));
+            QVERIFY(doc["network"].toObject().contains(nodeBytesKey));
         }
     }
 };

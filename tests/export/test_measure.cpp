@@ -58,7 +58,7 @@ public:
         : inner_(std::move(p)), extra_(extra) {}
     std::string name() const override { return "miscounting cpu"; }
     std::string deviceName() const override { return inner_.deviceName(); }
-    const exec::NetworkShape &shape() const override { return inner_.shape(); }
+    Model model() const override { return inner_.model(); }
     std::int64_t parameterBytes() const override { return inner_.parameterBytes(); }
     void allocate(NodeId n) override { inner_.allocate(n); }
     void release(NodeId n) override { inner_.release(n); }

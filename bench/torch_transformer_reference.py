@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""remat's transformer vs the same layers in PyTorch, same weights, same run.
+
+The network of docs/executor.md ("The transformer network"): L pre-LN GPT-2
+encoder layers, fp32, no dropout, no mask, loss 1/2 ||a_L - target||^2. This
+script
+
+  1. runs `remat measure --network transformer --json` for store-all and for
+     per-layer checkpointing (periodic --every 1),
+  2. regenerates remat's parameters bit for bit (the splitmix64 hash of
+     core/executor/network.cpp) and builds the same layers in PyTorch: eager
+     attention as GPT-2 (matmul, softmax, matmul), F.gelu(approximate="tanh"),
+  3. compares, per layer and per step:
+     - bytes saved per layer: PyTorch's saved tensors seen by
+       torch.autograd.graph.saved_tensors_hooks, each storage counted once,
+       parameters excluded (the layer input is among them) vs remat's
+       output + saved bytes of one layer;
+     - peak activation bytes of a step without and with per-layer
+       checkpointing (torch.utils.checkpoint, use_reentrant=False);
+     - step time (median of --repeat);
+     - gradients (per tensor: L2 norm and sum, remat's JSON vs torch's).
+
+Peak counter, PyTorch side. CUDA: torch.cuda.max_memory_allocated() minus
+what was allocated before the step. CPU: torch.profiler with
+profile_memory=True, which charges every allocation and free of the CPU
+allocator to the op running at the time: each op's own bytes (children
+excluded) summed in the order the ops started, highest running total. It
+sees op granularity, so a transient inside one op that is freed before the
+op ends is missed: on the CPU PyTorch's figure is a lower bound. Both
+exclude what exists before the step (parameters, their gradients already
+allocated by a warm-up step and zeroed in place, input and target); the
+input gradient (b_0 in remat) is allocated inside the step on both sides.
+remat's peak counts a_0 (one h x s b buffer) besides; the script prints it.
+
+Usage:
+  python3 bench/torch_transformer_reference.py --remat build/dev/app/cli/remat \\
+      --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4 [--device cuda]
+Needs python3 with torch (Debian python3-torch 1.13 or PyTorch 2.x) and numpy.
+Exit status 2 on bad arguments or when remat fails.
+"""
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+TENSORS = ["qkv_weight", "proj_weight", "fc1_weight", "fc2_weight", "ln1_gamma", "ln1_beta", "qkv_bias",
+           "proj_bias", "ln2_gamma", "ln2_beta", "fc1_bias", "fc2_bias"]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--remat", required=True, help="path of the remat CLI")
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--seq", type=int, default=128)
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--repeat", type=int, default=5, help="timed steps; the median is reported")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=1,
+                   help="CPU threads for PyTorch (remat's CPU backend runs one; default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    a = p.parse_args()
+    for name in ("layers", "hidden", "heads", "seq", "batch", "repeat", "threads"):
+        if getattr(a, name) < 1:
+            p.error(f"--{name} must be >= 1, got {getattr(a, name)}")
+    if a.hidden % a.heads:
+        p.error(f"--hidden {a.hidden} is not divisible by --heads {a.heads}")
+    return a
+
+
+# --- remat's parameters, bit for bit (core/executor/network.cpp, transformer.cpp) ---
+
+M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def mix(x):
+    """splitmix64's finaliser on uint64 arrays (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def fill_uniform(count, seed, stream, scale):
+    base = mix(np.array([np.uint64(seed) ^ mix(np.array([stream], dtype=np.uint64))[0]], dtype=np.uint64))[0]
+    with np.errstate(over="ignore"):
+        k = base + np.arange(count, dtype=np.uint64)
+    bits = (mix(k) >> np.uint64(41)).astype(np.uint32)
+    unit = bits.astype(np.float32) * np.float32(1.0 / 8388608.0)
+    return (np.float32(2.0) * unit - np.float32(1.0)) * np.float32(scale)
+
+
+def remat_parameters(args, seed=1):
+    h = args.hidden
+    fan_h = np.float32(1.0) / np.sqrt(np.float32(h))
+    fan_4h = np.float32(1.0) / np.sqrt(np.float32(4 * h))
+    # (name, out, in or None for a vector, scale, gamma)
+    specs = [("qkv_weight", 3 * h, h, fan_h, False), ("proj_weight", h, h, fan_h, False),
+             ("fc1_weight", 4 * h, h, fan_h, False), ("fc2_weight", h, 4 * h, fan_4h, False),
+             ("ln1_gamma", h, None, 0.1, True), ("ln1_beta", h, None, 0.1, False),
+             ("qkv_bias", 3 * h, None, 0.1, False), ("proj_bias", h, None, 0.1, False),
+             ("ln2_gamma", h, None, 0.1, True), ("ln2_beta", h, None, 0.1, False),
+             ("fc1_bias", 4 * h, None, 0.1, False), ("fc2_bias", h, None, 0.1, False)]
+    layers = []
+    for layer in range(1, args.layers + 1):
+        tensors = {}
+        for k, (name, rows, cols, scale, gamma) in enumerate(specs):
+            stream = 1000 + 16 * layer + k
+            values = fill_uniform(rows * (cols or 1), seed, stream, scale)
+            if gamma:
+                values = values + np.float32(1.0)
+            # remat stores an out x in matrix column-major: row-major (in, out).
+            tensors[name] = values.reshape(cols, rows).T.copy() if cols else values
+        layers.append(tensors)
+    n = args.seq * args.batch * args.hidden
+    shape = (args.batch, args.seq, args.hidden)  # token = batch * seq + position, features contiguous
+    return layers, fill_uniform(n, seed, 3, 1.0).reshape(shape), fill_uniform(n, seed, 4, 1.0).reshape(shape)
+
+
+class Layer(torch.nn.Module):
+    """One pre-LN GPT-2 block as remat runs it (core/executor/transformer.h)."""
+
+    def __init__(self, t, heads, device):
+        super().__init__()
+        h = t["ln1_gamma"].shape[0]
+        self.heads = heads
+        self.ln1 = torch.nn.LayerNorm(h, eps=1e-5)
+        self.qkv = torch.nn.Linear(h, 3 * h)
+        self.proj = torch.nn.Linear(h, h)
+        self.ln2 = torch.nn.LayerNorm(h, eps=1e-5)
+        self.fc1 = torch.nn.Linear(h, 4 * h)
+        self.fc2 = torch.nn.Linear(4 * h, h)
+        pairs = [(self.ln1.weight, "ln1_gamma"), (self.ln1.bias, "ln1_beta"), (self.qkv.weight, "qkv_weight"),
+                 (self.qkv.bias, "qkv_bias"), (self.proj.weight, "proj_weight"), (self.proj.bias, "proj_bias"),
+                 (self.ln2.weight, "ln2_gamma"), (self.ln2.bias, "ln2_beta"), (self.fc1.weight, "fc1_weight"),
+                 (self.fc1.bias, "fc1_bias"), (self.fc2.weight, "fc2_weight"), (self.fc2.bias, "fc2_bias")]
+        self.names = {}
+        with torch.no_grad():
+            for param, name in pairs:
+                param.copy_(torch.from_numpy(t[name]))
+                self.names[name] = param
+        self.to(device)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        d = h // self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(h, dim=2)
+        q = q.view(b, s, self.heads, d).transpose(1, 2)
+        k = k.view(b, s, self.heads, d).transpose(1, 2)
+        v = v.view(b, s, self.heads, d).transpose(1, 2)
+        att = torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d)), dim=-1)
+        ctx = (att @ v).transpose(1, 2).contiguous().view(b, s, h)
+        x = x + self.proj(ctx)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+
+
+def step(layers, x, target, per_layer_checkpoint):
+    for layer in layers:
+        x = checkpoint(layer, x, use_reentrant=False) if per_layer_checkpoint else layer(x)
+    loss = 0.5 * ((x - target) ** 2).sum()
+    loss.backward()
+    return loss
+
+
+def saved_bytes_per_layer(layers, x):
+    """Bytes PyTorch's autograd saves for each layer: each storage once, parameters excluded."""
+    params = {p.data_ptr() for layer in layers for p in layer.parameters()}
+    counts = []
+    for layer in layers:
+        seen = {}
+
+        def pack(t):
+            storage = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
+            ptr = storage.data_ptr()
+            if ptr not in params:
+                seen[ptr] = storage.nbytes()
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = layer(x)
+        counts.append(sum(seen.values()))
+        x = y.detach().requires_grad_(True)
+    return counts
+
+
+def peak_bytes(args, layers, x, target, per_layer_checkpoint):
+    """Highest bytes allocated during one step above what existed before it."""
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        step(layers, x, target, per_layer_checkpoint)
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - before
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+        step(layers, x, target, per_layer_checkpoint)
+    # Each op's own allocations minus frees (children excluded), in the order
+    # the ops started; "[memory]" events are those outside any op.
+    events = sorted(prof.events(), key=lambda e: (e.time_range.start, -e.time_range.end))
+    total = peak = 0
+    for e in events:
+        total += e.cpu_memory_usage if e.name == "[memory]" else e.self_cpu_memory_usage
+        peak = max(peak, total)
+    return peak
+
+
+def zero_grads(layers, x):
+    for layer in layers:
+        for p in layer.parameters():
+            p.grad.zero_()
+    x.grad = None  # allocated inside the step, as remat's b_0
+
+
+def median_step_seconds(args, layers, x, target, per_layer_checkpoint):
+    times = []
+    for _ in range(args.repeat):
+        zero_grads(layers, x)
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        step(layers, x, target, per_layer_checkpoint)
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_remat(args):
+    cmd = [args.remat, "measure", "--network", "transformer", "--backend", args.device, "--strategy",
+           "store-all,periodic", "--every", "1", "--layers", str(args.layers), "--hidden", str(args.hidden),
+           "--heads", str(args.heads), "--seq", str(args.seq), "--batch", str(args.batch), "--repeat",
+           str(args.repeat), "--verify", "--json"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as e:
+        sys.exit(f"torch_transformer_reference: cannot run {args.remat}: {e}")
+    if done.returncode != 0:
+        sys.exit(f"torch_transformer_reference: remat failed ({done.returncode}): {done.stderr.strip()}")
+    doc = json.loads(done.stdout)
+    return doc, {row["strategy"]: row for row in doc["strategies"]}
+
+
+def gradient_agreement(doc, layers):
+    """Largest relative difference of any tensor's L2 norm and sum, remat vs torch."""
+    worst = 0.0
+    for entry in doc["gradients"]:
+        layer, name = entry["layer"], entry["tensor"]
+        g = layers[layer - 1].names[name].grad.double()
+        for key, mine in (("l2", g.norm().item()), ("sum", g.sum().item())):
+            scale = max(abs(entry[key]), abs(mine), 1e-3 * g.abs().max().item(), 1e-30)
+            worst = max(worst, abs(entry[key] - mine) / scale)
+    return worst
+
+
+def main():
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("torch_transformer_reference: --device cuda but torch sees no CUDA device")
+    doc, rows = run_remat(args)
+
+    tensors, x_np, target_np = remat_parameters(args)
+    layers = [Layer(t, args.heads, device) for t in tensors]
+    x = torch.from_numpy(x_np).to(device).requires_grad_(True)
+    target = torch.from_numpy(target_np).to(device)
+    saved = saved_bytes_per_layer(layers, x)
+    step(layers, x, target, False)  # warm-up: allocates .grad, which later steps zero in place
+    grad_diff = gradient_agreement(doc, layers)
+
+    result = {"machine": platform.node(), "processor": platform.processor() or platform.machine(),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "torch": torch.__version__,
+              "device": doc["device"], "threads": args.threads, "network": doc["network"]}
+    for label, strategy, ckpt in (("store_all", "store-all", False), ("per_layer_checkpointing", "periodic", True)):
+        zero_grads(layers, x)
+        peak = peak_bytes(args, layers, x, target, ckpt)
+        seconds = median_step_seconds(args, layers, x, target, ckpt)
+        r = rows[strategy]
+        result[label] = {"remat_measured_peak_bytes": r["measured_peak_bytes"],
+                         "remat_predicted_peak_bytes": r["predicted_peak_bytes"],
+                         "torch_peak_bytes": peak, "peak_ratio": r["measured_peak_bytes"] / peak,
+                         "remat_seconds": r["seconds_per_step"], "torch_seconds": seconds,
+                         "time_ratio": r["seconds_per_step"] / seconds}
+    layer_bytes = doc["network"]["node_bytes"] + doc["network"]["saved_bytes_per_layer"]
+    result["bytes_per_layer"] = {"remat_output_plus_saved": layer_bytes, "torch_saved": saved,
+                                 "ratio": [layer_bytes / b for b in saved]}
+    result["gradients_max_relative_difference"] = grad_diff
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    mib = 1 << 20
+    net = doc["network"]
+    print(f"{result['date']}  {result['machine']} ({result['processor']}), torch {torch.__version__}, "
+          f"{args.threads} thread(s); remat: {doc['device']}")
+    print(f"network: L = {net['layers']}, h = {net['hidden']}, {net['heads']} heads, seq {net['seq']}, "
+          f"batch {net['batch']}, fp32; a_0 (in remat's peaks only) {net['node_bytes'] / mib:.2f} MiB")
+    print(f"bytes held per layer: remat {layer_bytes / mib:.2f} MiB (output + saved), torch saved "
+          f"{saved[0] / mib:.2f} MiB: ratio {layer_bytes / saved[0]:.3f}")
+    for label in ("store_all", "per_layer_checkpointing"):
+        r = result[label]
+        print(f"{label:>24}: peak remat {r['remat_measured_peak_bytes'] / mib:8.2f} MiB (predicted "
+              f"{r['remat_predicted_peak_bytes'] / mib:.2f}) torch {r['torch_peak_bytes'] / mib:8.2f} MiB "
+              f"ratio {r['peak_ratio']:.3f}; step remat {r['remat_seconds']:.4f} s torch {r['torch_seconds']:.4f} s "
+              f"ratio {r['time_ratio']:.3f}")
+    print(f"gradients: largest relative difference of a tensor's L2 norm or sum, remat vs torch: {grad_diff:.2e}")
+
+
+if __name__ == "__main__":
+    main()

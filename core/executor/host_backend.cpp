@@ -1,0 +1,78 @@
+#include "core/executor/host_backend.h"
+
+#include "core/errors.h"
+#include "core/executor/process_memory.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <thread>
+
+namespace remat::exec {
+
+HostBackend::HostBackend(std::size_t nodeCount, std::int64_t nodeBytes) : nodeBytes_(nodeBytes), nodes_(nodeCount) {}
+
+std::string HostBackend::deviceName() const {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+#if defined(__x86_64__)
+    const char *arch = "x86_64";
+#elif defined(__aarch64__)
+    const char *arch = "aarch64";
+#else
+    const char *arch = "cpu";
+#endif
+    return std::string(arch) + " (" + std::to_string(cores) + " cores), Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
+           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", 1 thread";
+}
+
+float *HostBackend::node(NodeId id, const char *role) const {
+    if (id >= nodes_.size() || !nodes_[id])
+        throw InvalidArgument(std::string("CPU backend: ") + role + " node " + std::to_string(id) +
+                              " is not allocated");
+    return nodes_[id].data();
+}
+
+void HostBackend::allocate(NodeId id) {
+    if (id >= nodes_.size())
+        throw InvalidArgument("CPU backend: no node " + std::to_string(id));
+    if (nodes_[id])
+        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " is already allocated");
+    nodes_[id] = TrackedBuffer(allocator_, nodeBytes_);
+}
+
+void HostBackend::release(NodeId id) {
+    node(id, "released");
+    nodes_[id] = TrackedBuffer();
+}
+
+void HostBackend::releaseAll() {
+    for (auto &b : nodes_)
+        b = TrackedBuffer();
+    releaseExtra();
+}
+
+MemoryCounters HostBackend::counters() const {
+    MemoryCounters c;
+    c.liveBytes = allocator_.liveBytes();
+    c.peakBytes = allocator_.peakBytes();
+    c.allocations = allocator_.allocations();
+    return c;
+}
+
+double HostBackend::stopTimerSeconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void HostBackend::deviceWatchBegin() {
+    allocator_.trim();
+    trimHeap();
+    rssBaseline_ = resetPeakResident() ? residentBytes() : std::nullopt;
+}
+
+std::optional<std::int64_t> HostBackend::deviceWatchPeakGrowth() {
+    const auto peak = peakResidentBytes();
+    if (!rssBaseline_ || !peak)
+        return std::nullopt;
+    return std::max<std::int64_t>(0, *peak - *rssBaseline_);
+}
+
+} // namespace remat::exec

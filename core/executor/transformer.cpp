@@ -1,0 +1,289 @@
+#include "core/executor/transformer.h"
+
+#include "core/errors.h"
+#include "core/executor/network.h"
+#include "core/units.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+namespace remat::exec {
+
+namespace {
+
+// Offsets (in floats) of the saved buffers within a layer's one allocation, in savedBuffers order.
+struct SavedLayout {
+    std::int64_t mean1, rstd1, qkv, probs, ctx, residual, mean2, rstd2, preGelu;
+};
+
+SavedLayout savedLayout(const TransformerShape &shape) {
+    const std::vector<SavedBuffer> buffers = savedBuffers(shape);
+    std::int64_t at[9] = {};
+    std::int64_t offset = 0;
+    for (std::size_t k = 0; k < buffers.size(); ++k) {
+        at[k] = offset;
+        offset += buffers[k].floats;
+    }
+    return {at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
+}
+
+} // namespace
+
+void TransformerShape::validate() const {
+    requireRange("layers", layers, Model::kMaxLayers);
+    requireRange("hidden size h", hidden, kMaxHidden);
+    requireRange("heads", heads, hidden);
+    requireRange("sequence length", seq, kMaxSeq);
+    requireRange("batch", batch, kMaxBatch);
+    if (hidden % heads != 0)
+        throw InvalidArgument("hidden size h = " + std::to_string(hidden) + " is not divisible by heads = " +
+                              std::to_string(heads) + ": every head takes h / heads of the features");
+    if (tokens() > INT_MAX)
+        throw LimitExceeded("sequence length x batch = " + std::to_string(tokens()) + " tokens, more than the " +
+                            std::to_string(INT_MAX) + " a GEMM dimension can hold");
+    // Estimated in double first, so that nothing below overflows int64.
+    const double n = static_cast<double>(tokens()), h = hidden;
+    const double probs = static_cast<double>(heads) * seq * static_cast<double>(seq) * batch;
+    const double largest = 4 * std::max(n * (9 * h + 4) + probs, 5 * h * n + static_cast<double>(seq) * seq);
+    if (largest > static_cast<double>(kMaxLayerBytes))
+        throw LimitExceeded("a layer of " + describe() + " would need about " +
+                            formatBytes(static_cast<std::int64_t>(std::min(largest, 9e18))) +
+                            " of saved buffers or workspace, more than the " + formatBytes(kMaxLayerBytes) +
+                            " remat accepts for one layer");
+}
+
+std::int64_t TransformerShape::parameterBytes() const {
+    const std::int64_t perLayer = layerMatrixFloats(hidden) + layerVectorFloats(hidden);
+    return 4 * (2 * layers * perLayer + 2 * std::int64_t{hidden} * tokens());
+}
+
+std::string TransformerShape::describe() const {
+    return "L = " + std::to_string(layers) + ", h = " + std::to_string(hidden) + ", " + std::to_string(heads) +
+           " heads, seq " + std::to_string(seq) + ", batch " + std::to_string(batch);
+}
+
+std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape) {
+    const std::int64_t n = shape.tokens(), h = shape.hidden;
+    return {
+        {"ln1_mean", n, "LayerNorm 1 mean per token: with rstd and the layer input, the backward recomputes LN1(x)"},
+        {"ln1_rstd", n, "LayerNorm 1 1/sqrt(var + eps) per token"},
+        {"qkv", 3 * h * n, "queries, keys, values: the attention backward and nothing else needs them"},
+        {"attention_probs", std::int64_t{shape.heads} * shape.seq * shape.seq * shape.batch,
+         "softmax output per head, seq x seq per sequence"},
+        {"attention_context", h * n, "P V per head, the input of the output projection (its weight gradient)"},
+        {"residual", h * n, "x + attention: LayerNorm 2's input, kept because recomputing it costs a GEMM"},
+        {"ln2_mean", n, "LayerNorm 2 mean per token"},
+        {"ln2_rstd", n, "LayerNorm 2 1/sqrt(var + eps) per token"},
+        {"fc1_output", 4 * h * n, "the MLP's pre-GELU activation; GELU's output is recomputed in the backward"},
+    };
+}
+
+std::int64_t savedFloats(const TransformerShape &shape) {
+    std::int64_t total = 0;
+    for (const SavedBuffer &b : savedBuffers(shape))
+        total += b.floats;
+    return total;
+}
+
+std::int64_t forwardWorkspaceFloats(const TransformerShape &shape) {
+    // Wide (4hN): gelu(fc1), fc2's input; when discarding, first qkv and the
+    // context. Narrow (hN): LN2(x2). One head's probabilities (s^2) and the
+    // LayerNorm statistics (2N), used when discarding. The same size either
+    // way: the model has one workspace per layer.
+    const std::int64_t n = shape.tokens();
+    return 5 * std::int64_t{shape.hidden} * n + std::int64_t{shape.seq} * shape.seq + 2 * n;
+}
+
+std::int64_t backwardWorkspaceFloats(const TransformerShape &shape) {
+    // gelu(fc1) then its gradient then dqkv (4hN); LN outputs and the
+    // gradients of h-wide activations (hN); one head's dL/dP (s^2).
+    return 5 * std::int64_t{shape.hidden} * shape.tokens() + std::int64_t{shape.seq} * shape.seq;
+}
+
+double layerForwardFlops(const TransformerShape &shape) {
+    const double n = static_cast<double>(shape.tokens()), h = shape.hidden, s = shape.seq;
+    return 24 * n * h * h + 4 * n * s * h; // the four GEMMs, then K^T Q and V P
+}
+
+Model transformerModel(const TransformerShape &shape) {
+    shape.validate();
+    const double forwardGflop = layerForwardFlops(shape) / 1e9;
+    std::vector<ForwardSpec> specs(static_cast<std::size_t>(shape.layers) + 1);
+    for (int i = 0; i <= shape.layers; ++i) {
+        ForwardSpec &s = specs[static_cast<std::size_t>(i)];
+        s.label = i == 0 ? "input" : "layer" + std::to_string(i);
+        s.bytes = shape.nodeBytes();
+        s.forwardCost = i == 0 ? 0 : forwardGflop;
+        if (i > 0) {
+            s.inputs = {i - 1};
+            s.savedBytes = savedBytes(shape);
+            s.forwardWorkspace = 4 * forwardWorkspaceFloats(shape);
+        }
+        if (i < shape.layers) { // b_i is layer i+1's backward
+            s.backwardCost = 2 * forwardGflop;
+            s.backwardWorkspace = 4 * backwardWorkspaceFloats(shape);
+        } else { // b_L = a_L - target
+            s.backwardCost = static_cast<double>(shape.hidden) * static_cast<double>(shape.tokens()) / 1e9;
+        }
+    }
+    return Model::fromForward(std::move(specs));
+}
+
+const char *const kLayerTensorNames[12] = {"qkv_weight", "proj_weight", "fc1_weight", "fc2_weight",
+                                           "ln1_gamma",  "ln1_beta",    "qkv_bias",   "proj_bias",
+                                           "ln2_gamma",  "ln2_beta",    "fc1_bias",   "fc2_bias"};
+
+std::int64_t layerMatrixFloats(int hidden) {
+    return 12 * std::int64_t{hidden} * hidden;
+}
+
+std::int64_t layerVectorFloats(int hidden) {
+    return 13 * std::int64_t{hidden};
+}
+
+template <typename T> LayerTensors<T *> layerTensors(T *matrices, T *vectors, int hidden, int layer) {
+    const std::int64_t h = hidden;
+    T *m = matrices + (layer - 1) * layerMatrixFloats(hidden);
+    T *v = vectors + (layer - 1) * layerVectorFloats(hidden);
+    return {m,         m + 3 * h * h, m + 4 * h * h, m + 8 * h * h, v,         v + h,
+            v + 2 * h, v + 5 * h,     v + 6 * h,     v + 7 * h,     v + 8 * h, v + 12 * h};
+}
+
+// Both modes run the same operations on the same values in the same order;
+// only where the internals live differs. Recording: in `saved`. Discarding:
+// qkv and the context in the wide part of the workspace, one head's
+// probabilities at a time, LayerNorm statistics in the workspace's tail, x2
+// in y. The fc1 output then takes the wide part and GELU runs in place.
+template <typename T>
+void transformerLayerForward(const TransformerShape &s, const LayerTensors<const T *> &w, const T *x, T *y, T *saved,
+                             T *workspace) {
+    const int h = s.hidden;
+    const std::int64_t n = s.tokens(), hn = h * n;
+    T *wide = workspace, *narrow = workspace + 4 * hn, *scores = narrow + hn, *stats = scores + s.seq * s.seq;
+    const bool recording = saved != nullptr;
+    const SavedLayout at = savedLayout(s);
+    T *mean1 = recording ? saved + at.mean1 : stats, *rstd1 = recording ? saved + at.rstd1 : stats + n;
+    T *mean2 = recording ? saved + at.mean2 : stats, *rstd2 = recording ? saved + at.rstd2 : stats + n;
+    T *qkv = recording ? saved + at.qkv : wide, *ctx = recording ? saved + at.ctx : wide + 3 * hn;
+    T *probs = recording ? saved + at.probs : scores;
+    T *residual = recording ? saved + at.residual : y;
+    T *preGelu = recording ? saved + at.preGelu : wide;
+    // y holds LN1(x) until the QKV GEMM has read it.
+    math::layerNormForward(x, w.ln1Gamma, w.ln1Beta, y, mean1, rstd1, h, n);
+    math::linearForward(y, w.qkvWeight, w.qkvBias, qkv, h, 3 * h, n);
+    math::attentionForward(qkv, probs, recording ? std::int64_t{s.seq} * s.seq : 0, ctx, s.attention());
+    math::linearForward(ctx, w.projWeight, w.projBias, residual, h, h, n);
+    math::residualAdd(residual, x, hn);
+    if (recording)
+        std::memcpy(y, residual, static_cast<std::size_t>(hn) * sizeof(T));
+    math::layerNormForward(y, w.ln2Gamma, w.ln2Beta, narrow, mean2, rstd2, h, n);
+    math::linearForward(narrow, w.fc1Weight, w.fc1Bias, preGelu, h, 4 * h, n);
+    math::geluForward(preGelu, wide, 4 * hn); // in place when discarding
+    math::linearAccumulate(wide, w.fc2Weight, y, 4 * h, h, n);
+    math::biasAdd(y, w.fc2Bias, h, n);
+}
+
+template <typename T>
+void transformerLayerBackward(const TransformerShape &s, const LayerTensors<const T *> &w, const T *x, const T *dy,
+                              const T *saved, T *dx, const LayerTensors<T *> &g, T *workspace) {
+    const SavedLayout at = savedLayout(s);
+    const int h = s.hidden;
+    const std::int64_t n = s.tokens();
+    const T *residual = saved + at.residual, *preGelu = saved + at.preGelu;
+    T *wide = workspace;               // 4h x n: gelu(fc1), then its gradient, then dqkv
+    T *narrow = workspace + 4 * h * n; // h x n: LN outputs and h-wide gradients
+    T *scores = narrow + h * n;        // s x s
+    // MLP: a_i = x2 + W_2 gelu(u) + c_2.
+    math::geluForward(preGelu, wide, 4 * h * n);
+    math::linearBackwardParameters(dy, wide, g.fc2Weight, g.fc2Bias, 4 * h, h, n);
+    math::linearBackwardInput(dy, w.fc2Weight, wide, 4 * h, h, n);
+    math::geluBackward(preGelu, wide, wide, 4 * h * n);
+    math::layerNormApply(residual, saved + at.mean2, saved + at.rstd2, w.ln2Gamma, w.ln2Beta, narrow, h, n);
+    math::linearBackwardParameters(wide, narrow, g.fc1Weight, g.fc1Bias, h, 4 * h, n);
+    math::linearBackwardInput(wide, w.fc1Weight, narrow, h, 4 * h, n);
+    // dL/dx2: the residual path plus LayerNorm 2's.
+    std::memcpy(dx, dy, static_cast<std::size_t>(h * n) * sizeof(T));
+    math::layerNormBackward(narrow, residual, saved + at.mean2, saved + at.rstd2, w.ln2Gamma, dx, g.ln2Gamma, g.ln2Beta,
+                            h, n);
+    // Attention: x2 = x + W_o ctx + c_o.
+    math::linearBackwardParameters(dx, saved + at.ctx, g.projWeight, g.projBias, h, h, n);
+    math::linearBackwardInput(dx, w.projWeight, narrow, h, h, n);
+    math::attentionBackward(narrow, saved + at.qkv, saved + at.probs, wide, scores, s.attention());
+    math::layerNormApply(x, saved + at.mean1, saved + at.rstd1, w.ln1Gamma, w.ln1Beta, narrow, h, n);
+    math::linearBackwardParameters(wide, narrow, g.qkvWeight, g.qkvBias, h, 3 * h, n);
+    math::linearBackwardInput(wide, w.qkvWeight, narrow, h, 3 * h, n);
+    // dL/dx: dL/dx2 (the residual path) plus LayerNorm 1's.
+    math::layerNormBackward(narrow, x, saved + at.mean1, saved + at.rstd1, w.ln1Gamma, dx, g.ln1Gamma, g.ln1Beta, h, n);
+}
+
+std::uint64_t transformerParameterStream(int layer, int tensor) {
+    return 1000 + 16 * static_cast<std::uint64_t>(layer) + static_cast<std::uint64_t>(tensor);
+}
+
+TransformerParameters TransformerParameters::generate(const TransformerShape &shape, std::uint64_t seed) {
+    shape.validate();
+    TransformerParameters p;
+    p.shape = shape;
+    const int h = shape.hidden;
+    p.matrices.resize(static_cast<std::size_t>(shape.layers * layerMatrixFloats(h)));
+    p.vectors.resize(static_cast<std::size_t>(shape.layers * layerVectorFloats(h)));
+    const float fanH = 1.0f / std::sqrt(static_cast<float>(h)), fan4H = 1.0f / std::sqrt(static_cast<float>(4 * h));
+    for (int layer = 1; layer <= shape.layers; ++layer) {
+        const LayerTensors<float *> t = layerTensors(p.matrices.data(), p.vectors.data(), h, layer);
+        const std::int64_t hh = h;
+        struct Fill {
+            float *at;
+            std::int64_t count;
+            float scale;
+            bool gamma;
+        };
+        const Fill fills[12] = {{t.qkvWeight, 3 * hh * hh, fanH, false},
+                                {t.projWeight, hh * hh, fanH, false},
+                                {t.fc1Weight, 4 * hh * hh, fanH, false},
+                                {t.fc2Weight, 4 * hh * hh, fan4H, false},
+                                {t.ln1Gamma, hh, 0.1f, true},
+                                {t.ln1Beta, hh, 0.1f, false},
+                                {t.qkvBias, 3 * hh, 0.1f, false},
+                                {t.projBias, hh, 0.1f, false},
+                                {t.ln2Gamma, hh, 0.1f, true},
+                                {t.ln2Beta, hh, 0.1f, false},
+                                {t.fc1Bias, 4 * hh, 0.1f, false},
+                                {t.fc2Bias, hh, 0.1f, false}};
+        for (int k = 0; k < 12; ++k) {
+            fillUniform(fills[k].at, fills[k].count, seed, transformerParameterStream(layer, k), fills[k].scale);
+            if (fills[k].gamma)
+                for (std::int64_t j = 0; j < fills[k].count; ++j)
+                    fills[k].at[j] += 1.0f;
+        }
+    }
+    const std::int64_t elements = std::int64_t{h} * shape.tokens();
+    p.input.resize(static_cast<std::size_t>(elements));
+    p.target.resize(static_cast<std::size_t>(elements));
+    fillUniform(p.input.data(), elements, seed, 3, 1.0f);
+    fillUniform(p.target.data(), elements, seed, 4, 1.0f);
+    return p;
+}
+
+LayerTensors<const float *> TransformerParameters::layer(int index) const {
+    const LayerTensors<const float *> t = layerTensors(matrices.data(), vectors.data(), shape.hidden, index);
+    return t;
+}
+
+template LayerTensors<float *> layerTensors<float>(float *, float *, int, int);
+template LayerTensors<double *> layerTensors<double>(double *, double *, int, int);
+template LayerTensors<const float *> layerTensors<const float>(const float *, const float *, int, int);
+template LayerTensors<const double *> layerTensors<const double>(const double *, const double *, int, int);
+template void transformerLayerForward<float>(const TransformerShape &, const LayerTensors<const float *> &,
+                                             const float *, float *, float *, float *);
+template void transformerLayerForward<double>(const TransformerShape &, const LayerTensors<const double *> &,
+                                              const double *, double *, double *, double *);
+template void transformerLayerBackward<float>(const TransformerShape &, const LayerTensors<const float *> &,
+                                              const float *, const float *, const float *, float *,
+                                              const LayerTensors<float *> &, float *);
+template void transformerLayerBackward<double>(const TransformerShape &, const LayerTensors<const double *> &,
+                                               const double *, const double *, const double *, double *,
+                                               const LayerTensors<double *> &, double *);
+
+} // namespace remat::exec
