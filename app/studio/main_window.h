@@ -87,9 +87,9 @@ public:
     // or pane controls; the panes take most of the height; text is larger.
     void setPresentationMode(bool on);
     bool presentationMode() const { return presentation_.active; }
-    static constexpr double kPresentationTextScale = 1.4;
-    // Below this the panes' pictures and the chart no longer read.
-    static constexpr QSize kMinimumSize{800, 560};
+    static constexpr double kPresentationTextScale = 1.25;
+    // Below this four panes' pictures no longer read (fits a 1366x768 laptop).
+    static constexpr QSize kMinimumSize{960, 640};
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -220,8 +220,11 @@ void PaneWidget::setRun(std::shared_ptr<const PaneRun> run) {
     title_->setText(
         tr("<b>%1</b> &mdash; %2")
             .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description).toHtmlEscaped()));
-    title_->setToolTip(
-        QString::fromUtf8(run_->strategy->summary().data(), static_cast<int>(run_->strategy->summary().size())));
+    // The title may be cut at the pane's width; the tooltip has it whole.
+    title_->setToolTip(QStringLiteral("%1: %2\n%3")
+                           .arg(QString::fromStdString(s.strategy), QString::fromStdString(s.description),
+                                QString::fromUtf8(run_->strategy->summary().data(),
+                                                  static_cast<int>(run_->strategy->summary().size()))));
     setStep(-1);
 }
 
@@ -274,14 +277,16 @@ void PaneWidget::setRemovable(bool removable) {
     remove_->setVisible(removable);
 }
 
-void PaneWidget::setControlsVisible(bool visible) {
-    controls_->setVisible(visible);
+void PaneWidget::setPresenting(bool on) {
+    controls_->setVisible(!on);
+    narrationLines_ = on ? 2 : 3;
+    narration_->setMinimumHeight(fontMetrics().lineSpacing() * narrationLines_);
 }
 
 void PaneWidget::changeEvent(QEvent *event) {
-    // Three lines of narration at any text size (presentation mode enlarges it).
+    // The narration's lines at any text size (presentation mode enlarges it).
     if (event->type() == QEvent::FontChange)
-        narration_->setMinimumHeight(fontMetrics().lineSpacing() * 3);
+        narration_->setMinimumHeight(fontMetrics().lineSpacing() * narrationLines_);
     QWidget::changeEvent(event);
 }
 

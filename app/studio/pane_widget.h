@@ -29,8 +29,9 @@ public:
     void setStep(std::int64_t step);
     void setPalette(const render::Palette &palette, QColor seriesColor);
     void setRemovable(bool removable);
-    // The strategy and parameter row (hidden in presentation mode).
-    void setControlsVisible(bool visible);
+    // Presentation mode: no strategy and parameter row, two lines of
+    // narration kept free instead of three (the text is larger).
+    void setPresenting(bool on);
     // Strategies that plan only chains are greyed out while the model is a DAG.
     void setGraphModel(bool graph);
 
@@ -67,6 +68,7 @@ private:
     QLabel *narration_;
     QLabel *position_;
     bool updating_ = false;
+    int narrationLines_ = 3;                  // kept free under the picture
     std::optional<std::int64_t> budgetBytes_; // a byte budget (Plan for budget) instead of the nodes box
 };
 

@@ -45,10 +45,10 @@ void MainWindow::setPresentationMode(bool on) {
     toolbar->setVisible(on ? false : presentation_.toolbarShown);
     table_->setVisible(!on);
     for (const Slot &slot : slots_)
-        slot.widget->setControlsVisible(!on);
+        slot.widget->setPresenting(on);
     if (on) {
         const int height = splitter->height();
-        splitter->setSizes({height * 3 / 4, height - height * 3 / 4, 0});
+        splitter->setSizes({height * 4 / 5, height - height * 4 / 5, 0});
         statusBar()->showMessage(tr("Presentation mode: F5 returns to the full window"), 6000);
     } else {
         splitter->restoreState(presentation_.splitter);

@@ -64,7 +64,9 @@ SummaryTable::SummaryTable(QWidget *parent) : QTableWidget(parent) {
     setSelectionMode(QAbstractItemView::NoSelection);
     setFocusPolicy(Qt::NoFocus);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    horizontalHeader()->setSectionResizeMode(Parameters, QHeaderView::Interactive);
     horizontalHeader()->setStretchLastSection(true);
+    setTextElideMode(Qt::ElideRight);
 }
 
 QSize SummaryTable::sizeHint() const {
@@ -93,6 +95,7 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
         set(Strategy, fromView(run->strategy->name()), false);
         item(row, Strategy)->setData(Qt::DecorationRole, colors[static_cast<std::size_t>(row) % colors.size()]);
         set(Parameters, QString::fromStdString(run->timeline->schedule().description), false);
+        item(row, Parameters)->setToolTip(item(row, Parameters)->text());
         set(PeakNodes, QString::number(s.peakNodes));
         set(PeakBytes, QString::fromStdString(formatSize(s.peakBytes, run->model->sizesInNodes())));
         set(ForwardEvaluations, QString::number(s.forwardEvaluations));
@@ -102,6 +105,9 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
         set(MemoryClass, fromView(run->strategy->memoryClass()), false);
         set(ComputeClass, fromView(run->strategy->computeClass()), false);
     }
+    // A long checkpoint list must not push the other columns off-screen.
+    resizeColumnToContents(Parameters);
+    setColumnWidth(Parameters, std::min(columnWidth(Parameters), fontMetrics().averageCharWidth() * kParametersChars));
 }
 
 QStringList SummaryTable::setMeasurements(const MeasureReport &report,

@@ -38,6 +38,9 @@ public:
         ColumnCount
     };
     static constexpr int kFirstMeasured = NetworkPredicted;
+    // The Parameters column grows to its text up to this many average
+    // characters; longer lists are elided, the tooltip has them whole.
+    static constexpr int kParametersChars = 36;
 
     explicit SummaryTable(QWidget *parent = nullptr);
     // A null run is a pane that could not be simulated (its error is shown in the pane).

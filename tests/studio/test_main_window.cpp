@@ -12,7 +12,9 @@
 #include "tests/studio/studio_test_main.h"
 
 #include <QApplication>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -156,6 +158,40 @@ private slots:
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, model.backwardNode(3)).toPoint());
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 0).toPoint());
         QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
+    }
+
+    void surprisesAreExplained() {
+        MainWindow window(fresh());
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // A click on recompute-all turns the pane into `checkpoints`: the status bar says so and why the peak moved.
+        const std::int64_t peakBefore = window.run(1)->summary.peakNodes;
+        studio::ScheduleView *view = window.pane(1)->view();
+        QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(*window.run(1)->model, 5).toPoint());
+        QCOMPARE(window.paneConfig(1).strategy, std::string("checkpoints"));
+        const QString message = window.statusBar()->currentMessage();
+        const std::int64_t peakAfter = window.run(1)->summary.peakNodes;
+        QVERIFY(peakAfter != peakBefore);
+        QVERIFY2(message.contains("now uses 'checkpoints'") && message.contains("recompute-all") &&
+                     message.contains(QStringLiteral("Peak %1 \u2192 %2 nodes").arg(peakBefore).arg(peakAfter)),
+                 qPrintable(message));
+        QCOMPARE(QString::fromStdString(window.run(1)->timeline->schedule().description),
+                 QStringLiteral("1 chosen checkpoint"));
+
+        // Boxes show what the schedule used: a budget of 1 node, revolve's slots at n = 1.
+        QVERIFY(window.planForBudget(QStringLiteral("1 nodes")));
+        QTRY_VERIFY(!window.isSimulating());
+        QCOMPARE(window.pane(3)->findChild<QSpinBox *>("budget")->value(), 1);
+        studio::PaneConfig revolve;
+        revolve.strategy = "revolve";
+        revolve.params.checkpointSlots = 4;
+        window.setPaneConfig(0, revolve);
+        window.setLayers(1);
+        QTRY_VERIFY(!window.isSimulating() && window.run(0));
+        const int slotCount = window.pane(0)->findChild<QSpinBox *>("slots")->value();
+        const QString title = QString::fromStdString(window.run(0)->timeline->schedule().description);
+        QVERIFY2(title.startsWith(QStringLiteral("%1 slot").arg(slotCount)), qPrintable(title));
     }
 
     void tooltipsExplainANode() {
