@@ -234,6 +234,7 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     samplingValue_->setObjectName(QStringLiteral("samplingValue"));
     forever_->setObjectName(QStringLiteral("forever"));
     loops_->setObjectName(QStringLiteral("loops"));
+    titleFrame_->setObjectName(QStringLiteral("titleFrame"));
     progress_->setObjectName(QStringLiteral("progress"));
     message_->setObjectName(QStringLiteral("message"));
 
