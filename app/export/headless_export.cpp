@@ -28,7 +28,7 @@ const char *const kUsage = "usage: remat-studio [MODEL_FILE] --export-gif FILE [
                            "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
                            "             [--caption TEXT | --no-caption]\n"
                            "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
-                           "             --title-frame MS (0 = none)\n"
+                           "             --title-frame MS (2000; 0 = none)\n"
                            "             --max-frames M (300) | --frame-every K | --all-frames\n"
                            "  snapshot:  --at T (time on the axis for --export-png; default the end)\n";
 
@@ -266,7 +266,7 @@ int runHeadlessExport(const QStringList &args) {
         options.fps = real(p, "--fps", 8, 0, 50);
         options.loops = static_cast<int>(integer(p, "--loops", 0, 0, 65536));
         options.finalHoldMs = static_cast<int>(integer(p, "--hold", 2000, 0, 655350));
-        options.titleFrameMs = static_cast<int>(integer(p, "--title-frame", 0, 0, 655350));
+        options.titleFrameMs = static_cast<int>(integer(p, "--title-frame", kDefaultTitleFrameMs, 0, 655350));
         const int sampleModes = int(p.has("--max-frames")) + int(p.has("--frame-every")) + int(p.flag("--all-frames"));
         if (sampleModes > 1)
             throw InvalidArgument("--max-frames, --frame-every and --all-frames exclude each other");

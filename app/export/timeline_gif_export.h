@@ -15,13 +15,16 @@
 
 namespace remat::exporting {
 
+// GIFs open with a title card (caption, panes, legend) unless asked not to.
+constexpr int kDefaultTitleFrameMs = 2000;
+
 struct GifExportOptions {
     TimelinePicture::Options picture;
     FrameSampling sampling;
     double fps = 8;
-    int loops = 0;          // 0 = forever, N = play N times
-    int finalHoldMs = 2000; // the finished picture stays this long before the loop restarts
-    int titleFrameMs = 0;   // > 0: a title card (caption, panes, legend) first, shown this long
+    int loops = 0;                           // 0 = forever, N = play N times
+    int finalHoldMs = 2000;                  // the finished picture stays this long before the loop restarts
+    int titleFrameMs = kDefaultTitleFrameMs; // > 0: a title card (caption, panes, legend) first, this long
 };
 
 struct GifExportResult {

@@ -16,9 +16,11 @@ namespace {
 
 constexpr double kGap = 8;
 
+// Text grows with the picture (13 px at 960, 26 px at 1920): a GIF on a
+// slide is shown at its width, so small text stays small there.
 QFont textFont(int width, double scale = 1.0) {
     QFont font;
-    font.setPixelSize(static_cast<int>(std::clamp(width / 72.0, 10.0, 16.0) * scale));
+    font.setPixelSize(static_cast<int>(std::max(10.0, width / 72.0) * scale));
     return font;
 }
 
@@ -49,7 +51,13 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
     const QFontMetricsF caption(textFont(options_.size.width(), 1.25));
     captionHeight_ = options_.caption.isEmpty() ? 0 : std::ceil(caption.height() * 1.6);
     paneTitleHeight_ = std::ceil(text.height() * 1.5);
-    statusHeight_ = std::ceil(text.height() * 1.4);
+    // Three or four panes are narrow: the status takes two lines (where, what is held).
+    statusLines_ = shownPanes() >= 3 ? 2 : 1;
+    statusHeight_ = std::ceil(text.height() * (statusLines_ == 2 ? 2.4 : 1.4));
+    // Every frame carries a compact legend of the node states at the bottom.
+    legendHeight_ = std::ceil(render::SchedulePainter::legendHeight(textFont(options_.size.width(), 0.9),
+                                                                    options_.size.width() - 2 * kGap, true)) +
+                    kGap / 2;
 }
 
 double TimelinePicture::endTime() const {
@@ -66,7 +74,8 @@ std::int64_t TimelinePicture::stepAt(int index, double time) const {
 QRectF TimelinePicture::paneRect(int index) const {
     const QSizeF size = options_.size;
     const double top = captionHeight_;
-    const double bottom = options_.paneOnly ? size.height() : top + (size.height() - top) * 0.58;
+    const double bottom =
+        options_.paneOnly ? size.height() - legendHeight_ : top + (size.height() - top - legendHeight_) * 0.58;
     const double width = (size.width() - kGap * (shownPanes() + 1)) / shownPanes();
     return {kGap + index * (width + kGap), top, width, bottom - top};
 }
@@ -85,7 +94,11 @@ QRectF TimelinePicture::chartRect() const {
         return {};
     const QRectF last = paneRect(0);
     return {kGap, last.bottom() + kGap, options_.size.width() - 2 * kGap,
-            options_.size.height() - last.bottom() - 2 * kGap};
+            options_.size.height() - legendHeight_ - last.bottom() - 2 * kGap};
+}
+
+QRectF TimelinePicture::legendRect() const {
+    return {kGap, options_.size.height() - legendHeight_, options_.size.width() - 2 * kGap, legendHeight_};
 }
 
 const StepState &TimelinePicture::stateAt(int index, std::int64_t step) {
@@ -128,18 +141,23 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
                                                             timeline.model().sizesInNodes())));
     } else {
         const Model &model = timeline.model();
-        status = QStringLiteral("op %1/%2 \u00B7 %3 \u00B7 %4")
+        const QString held = model.sizesInNodes()
+                                 ? QString::fromStdString(formatSize(timeline.bytesAt(step), true))
+                                 : QStringLiteral("%1 nodes, %2")
+                                       .arg(timeline.residentCountAt(step))
+                                       .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step))));
+        status = QStringLiteral("op %1/%2 \u00B7 %3")
                      .arg(step + 1)
                      .arg(timeline.steps())
-                     .arg(QString::fromStdString(describe(model, timeline.op(step))))
-                     .arg(model.sizesInNodes() ? QString::fromStdString(formatSize(timeline.bytesAt(step), true))
-                                               : QStringLiteral("%1 nodes, %2")
-                                                     .arg(timeline.residentCountAt(step))
-                                                     .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step)))));
+                     .arg(QString::fromStdString(describe(model, timeline.op(step)))) +
+                 (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) + held;
     }
     painter.setPen(palette.mutedText);
+    QStringList lines = status.split('\n');
+    for (QString &line : lines)
+        line = metrics.elidedText(line, Qt::ElideRight, rect.width());
     painter.drawText(QRectF(rect.left(), rect.bottom() - statusHeight_, rect.width(), statusHeight_),
-                     Qt::AlignLeft | Qt::AlignVCenter, metrics.elidedText(status, Qt::ElideRight, rect.width()));
+                     Qt::AlignLeft | Qt::AlignVCenter, lines.join('\n'));
 }
 
 void TimelinePicture::paint(QImage &image, double time) {
@@ -161,6 +179,8 @@ void TimelinePicture::paint(QImage &image, double time) {
         paintPane(painter, i, time);
     if (!options_.paneOnly)
         chart_.paint(painter, chartRect(), time, options_.palette);
+    painter.setFont(textFont(options_.size.width(), 0.9));
+    render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true);
 }
 
 void TimelinePicture::paintTitle(QImage &image) {

@@ -56,7 +56,8 @@ public:
     // Where pane `index` draws its schedule, and its node positions there.
     QRectF scheduleRect(int index) const;
     render::ScheduleLayout layout(int index) const;
-    QRectF chartRect() const; // empty when paneOnly
+    QRectF chartRect() const;  // empty when paneOnly
+    QRectF legendRect() const; // the compact legend of node states, on every frame
 
     // Paints the view at `time` into `image` (resized to options().size when
     // it differs). Stepping forward through time is O(ops stepped).
@@ -78,6 +79,8 @@ private:
     double captionHeight_ = 0;
     double paneTitleHeight_ = 0;
     double statusHeight_ = 0;
+    int statusLines_ = 1;
+    double legendHeight_ = 0;
 };
 
 } // namespace remat::exporting

@@ -28,9 +28,13 @@ double ringRadiusOf(const ScheduleLayout &layout) {
 double badgeRadiusOf(const ScheduleLayout &layout) {
     return std::max(5.5, layout.radius * 0.5);
 }
+// The badge is a pill as wide as two digits and the sign ("16\u00D7") need.
+double badgeHalfWidthOf(const ScheduleLayout &layout) {
+    return badgeRadiusOf(layout) * 1.6;
+}
 // Half the side of a node sprite: room for the checkpoint ring and the badge.
 double spriteHalfOf(const ScheduleLayout &layout) {
-    return std::ceil(std::max(ringRadiusOf(layout) + 3, layout.radius * 0.8 + badgeRadiusOf(layout) + 2));
+    return std::ceil(std::max(ringRadiusOf(layout) + 3, layout.radius * 0.8 + badgeHalfWidthOf(layout) + 2));
 }
 
 QFont labelFont(double pitch) {
@@ -148,16 +152,24 @@ void SchedulePainter::paintNode(QPainter &painter, QPointF c, const NodeAppearan
     if (forward && a.computeCount > 1 && r >= 5) {
         const double br = badgeRadiusOf(layout);
         const QPointF bc = c + QPointF(r * 0.8, -r * 0.8);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(palette.badge);
-        painter.drawEllipse(bc, br, br);
+        const QString text = QString::number(a.computeCount) + QChar(0x00D7);
         QFont badgeFont = labelFont(layout.pitch);
         badgeFont.setPixelSize(std::max(7, static_cast<int>(br * 1.15)));
         badgeFont.setBold(true);
+        // A pill that fits the text, up to the sprite's room; longer counts get a smaller font.
+        const double maxHalf = badgeHalfWidthOf(layout);
+        double half = std::max(br, QFontMetricsF(badgeFont).horizontalAdvance(text) / 2 + br * 0.35);
+        while (half > maxHalf && badgeFont.pixelSize() > 5) {
+            badgeFont.setPixelSize(badgeFont.pixelSize() - 1);
+            half = std::max(br, QFontMetricsF(badgeFont).horizontalAdvance(text) / 2 + br * 0.35);
+        }
+        half = std::min(half, maxHalf);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(palette.badge);
+        painter.drawRoundedRect(QRectF(bc.x() - half, bc.y() - br, 2 * half, 2 * br), br, br);
         painter.setFont(badgeFont);
         painter.setPen(palette.badgeText);
-        painter.drawText(QRectF(bc.x() - 2 * br, bc.y() - br, 4 * br, 2 * br), Qt::AlignCenter,
-                         QString::number(a.computeCount) + QChar(0x00D7));
+        painter.drawText(QRectF(bc.x() - half, bc.y() - br, 2 * half, 2 * br), Qt::AlignCenter, text);
     }
 }
 
@@ -226,51 +238,67 @@ void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, con
     painter.restore();
 }
 
-double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette) {
-    struct Item {
-        NodeFill fill;
-        bool ring;
-        bool badge;
-        const char *text;
-    };
-    static const Item items[] = {
-        {NodeFill::NotComputed, false, false, "not yet computed"},
-        {NodeFill::Resident, false, false, "resident in memory"},
-        {NodeFill::Resident, true, false, "checkpoint (kept for the backward pass)"},
-        {NodeFill::Current, false, false, "computed by the current op"},
-        {NodeFill::Recomputed, false, true, "recomputed (n\u00D7 = times computed)"},
-        {NodeFill::Freed, false, false, "freed"},
-    };
-    painter.save();
-    painter.setRenderHint(QPainter::Antialiasing, true);
-    QFont font = painter.font();
-    const QFontMetricsF metrics(font);
-    const double r = std::max(5.0, metrics.height() * 0.38);
+namespace {
+struct LegendItem {
+    NodeFill fill;
+    bool ring;
+    const char *text;
+    const char *compactText;
+};
+constexpr LegendItem kLegendItems[] = {
+    {NodeFill::NotComputed, false, "not yet computed", "not computed"},
+    {NodeFill::Resident, false, "resident in memory", "in memory"},
+    {NodeFill::Resident, true, "checkpoint (kept for the backward pass)", "checkpoint"},
+    {NodeFill::Current, false, "computed by the current op", "current op"},
+    {NodeFill::Recomputed, false, "recomputed (n\u00D7 = times computed)", "recomputed (n\u00D7)"},
+    {NodeFill::Freed, false, "freed", "freed"},
+};
+
+// Lays the legend out in `rect`, row after row, painting when `painter` is
+// given; returns the height used. One loop serves painting and measuring.
+double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRectF &rect, const Palette &palette,
+                    bool compact) {
+    const double r = std::max(compact ? 4.0 : 5.0, metrics.height() * (compact ? 0.32 : 0.38));
     const double lineHeight = std::max(metrics.height(), 2 * r + 6) + 2;
+    const double spacing = compact ? metrics.height() * 0.8 : 16;
     double x = rect.left();
     double y = rect.top();
-    for (const Item &item : items) {
-        const QString text = QString::fromUtf8(item.text);
-        const double w = 2 * r + 6 + metrics.horizontalAdvance(text) + 16;
-        if (x > rect.left() && x + w > rect.right()) {
+    for (const LegendItem &item : kLegendItems) {
+        const QString text = QString::fromUtf8(compact ? item.compactText : item.text);
+        const double w = 2 * r + 6 + metrics.horizontalAdvance(text) + spacing;
+        if (x > rect.left() && x + w - spacing > rect.right()) {
             x = rect.left();
             y += lineHeight;
         }
-        const QPointF c(x + r + 3, y + lineHeight / 2);
-        painter.setPen(QPen(palette.nodeOutline, 1));
-        painter.setBrush(fillColor(item.fill, palette));
-        painter.drawEllipse(c, r, r);
-        if (item.ring) {
-            painter.setPen(QPen(palette.checkpointRing, 1.6));
-            painter.setBrush(Qt::NoBrush);
-            painter.drawEllipse(c, r + 2.5, r + 2.5);
+        if (painter) {
+            const QPointF c(x + r + 3, y + lineHeight / 2);
+            painter->setPen(QPen(palette.nodeOutline, 1));
+            painter->setBrush(SchedulePainter::fillColor(item.fill, palette));
+            painter->drawEllipse(c, r, r);
+            if (item.ring) {
+                painter->setPen(QPen(palette.checkpointRing, std::max(1.6, r * 0.3)));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawEllipse(c, r + 2.5, r + 2.5);
+            }
+            painter->setPen(palette.text);
+            painter->drawText(QRectF(x + 2 * r + 8, y, w, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, text);
         }
-        painter.setPen(palette.text);
-        painter.drawText(QRectF(x + 2 * r + 8, y, w, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, text);
         x += w;
     }
-    painter.restore();
     return y + lineHeight - rect.top();
+}
+} // namespace
+
+double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact) {
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const double height = layoutLegend(&painter, QFontMetricsF(painter.font()), rect, palette, compact);
+    painter.restore();
+    return height;
+}
+
+double SchedulePainter::legendHeight(const QFont &font, double width, bool compact) {
+    return layoutLegend(nullptr, QFontMetricsF(font), QRectF(0, 0, width, 1e6), Palette::light(), compact);
 }
 
 } // namespace remat::render

@@ -14,6 +14,7 @@
 #include <optional>
 #include <unordered_map>
 
+class QFont;
 class QPainter;
 
 namespace remat::render {
@@ -33,7 +34,10 @@ public:
                std::optional<NodeId> hover = std::nullopt) const;
 
     // The legend of node states, flowed into `width`; returns the height used.
-    static double paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette);
+    // `compact`: short names, for a line under every exported frame.
+    static double paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact = false);
+    // The height paintLegend would take in `width` with `font`.
+    static double legendHeight(const QFont &font, double width, bool compact);
     static QColor fillColor(NodeFill fill, const Palette &palette);
 
 private:

@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTimer>
@@ -195,6 +196,11 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     titleFrame_->setSingleStep(500);
     titleFrame_->setSpecialValueText(tr("none"));
     titleFrame_->setSuffix(tr(" ms"));
+    // On by default (slides need the legend and the panes' names); the choice is remembered.
+    titleFrame_->setValue(
+        QSettings().value(QStringLiteral("export/titleFrameMs"), exporting::kDefaultTitleFrameMs).toInt());
+    connect(titleFrame_, &QSpinBox::valueChanged, this,
+            [](int ms) { QSettings().setValue(QStringLiteral("export/titleFrameMs"), ms); });
     form->addRow(tr("Title card first:"), titleFrame_);
     caption_ = new QLineEdit(
         panes_.empty() ? QString()
@@ -228,6 +234,7 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     samplingValue_->setObjectName(QStringLiteral("samplingValue"));
     forever_->setObjectName(QStringLiteral("forever"));
     loops_->setObjectName(QStringLiteral("loops"));
+    titleFrame_->setObjectName(QStringLiteral("titleFrame"));
     progress_->setObjectName(QStringLiteral("progress"));
     message_->setObjectName(QStringLiteral("message"));
 

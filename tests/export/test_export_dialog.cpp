@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -45,6 +46,7 @@ class TestExportDialog : public QObject {
 private slots:
     void exportsTheWindowsPanes_data();
     void exportsTheWindowsPanes();
+    void titleCardIsOnByDefaultAndRemembered();
     void cancelLeavesTheFileUntouched();
     void badPathIsReportedInTheDialog();
     void menusOfferTheActions_data();
@@ -78,6 +80,7 @@ void TestExportDialog::exportsTheWindowsPanes() {
     child<QSpinBox>(dialog, "samplingValue")->setValue(maxFrames);
     child<QCheckBox>(dialog, "forever")->setChecked(false);
     child<QSpinBox>(dialog, "loops")->setValue(2);
+    child<QSpinBox>(dialog, "titleFrame")->setValue(0); // the sampled frames alone
     QCOMPARE(static_cast<int>(dialog.chosenPanes().size()), what == 0 ? 3 : 1);
     QSignalSpy finished(&dialog, &ExportGifDialog::finished);
     QVERIFY(dialog.start());
@@ -89,6 +92,24 @@ void TestExportDialog::exportsTheWindowsPanes() {
     QCOMPARE(gif.height, height);
     QCOMPARE(static_cast<int>(gif.frames.size()), maxFrames);
     QCOMPARE(gif.loopCount.value_or(-1), 1); // played twice: one repetition
+}
+
+void TestExportDialog::titleCardIsOnByDefaultAndRemembered() {
+    QSettings().remove(QStringLiteral("export/titleFrameMs"));
+    MainWindow window(fresh());
+    {
+        ExportGifDialog dialog(window);
+        QCOMPARE(dialog.options().titleFrameMs, 2000);
+        child<QSpinBox>(dialog, "titleFrame")->setValue(0);
+    }
+    {
+        ExportGifDialog dialog(window);
+        QCOMPARE(dialog.options().titleFrameMs, 0); // the choice is remembered
+        child<QSpinBox>(dialog, "titleFrame")->setValue(3000);
+    }
+    ExportGifDialog dialog(window);
+    QCOMPARE(dialog.options().titleFrameMs, 3000);
+    QSettings().remove(QStringLiteral("export/titleFrameMs"));
 }
 
 void TestExportDialog::cancelLeavesTheFileUntouched() {

@@ -53,6 +53,9 @@ private slots:
     void loopCountIsStored_data();
     void loopCountIsStored();
     void titleFrameComesFirst();
+    void slideReadyByDefault_data();
+    void slideReadyByDefault();
+    void twoDigitBadgesAreNotClipped();
     void cancelledExportLeavesExistingFileUntouched();
     void failedExportLeavesNothing();
     void identicalFramesAreMerged();
@@ -181,6 +184,7 @@ void TestGifExport::decodedGifMatchesThePlan() {
     options.picture.caption = QStringLiteral("caption");
     options.fps = fps;
     options.sampling.maxFrames = maxFrames;
+    options.titleFrameMs = 0; // the sampled frames alone
     options.finalHoldMs = 1500;
     TimelineGifExport job(seedPanes(16), options);
     int lastDone = 0, calls = 0;
@@ -233,6 +237,7 @@ void TestGifExport::nodeCentresShowTheResidentSet() {
     options.picture.axis = static_cast<render::TimeAxis>(axis);
     options.sampling.mode = FrameSampling::Mode::EveryOp;
     options.fps = 50;
+    options.titleFrameMs = 0; // every frame shows nodes
     TimelineGifExport job(seedPanes(n), options);
     job.run(path);
     const DecodedGif gif = decodeGif(path);
@@ -313,6 +318,83 @@ void TestGifExport::titleFrameComesFirst() {
     QCOMPARE(gif.frames.size(), job.frames().size());
     QCOMPARE(gif.delaysCs.front(), 250);
     QVERIFY(gif.frames[0] != gif.frames[1]);
+}
+
+void TestGifExport::slideReadyByDefault_data() {
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("panes");
+    QTest::newRow("960, three panes") << 960 << 3;
+    QTest::newRow("480, four panes") << 480 << 4;
+    QTest::newRow("1920, one pane") << 1920 << 1;
+}
+
+// Without asking: a title card first, and on every other frame a legend of
+// the node states (each state's colour is found in the legend band).
+void TestGifExport::slideReadyByDefault() {
+    QFETCH(int, width);
+    QFETCH(int, panes);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("t.gif"));
+    GifExportOptions options;
+    options.picture.size = TimelinePicture::defaultSize(width, false);
+    options.sampling.maxFrames = 4;
+    std::vector<ExportPane> all = simulatePanes(std::make_shared<const Model>(Model::chain(12)),
+                                                {"store-all", "recompute-all", "periodic", "revolve"}, {});
+    all.resize(static_cast<std::size_t>(panes));
+    TimelineGifExport job(std::move(all), options);
+    QVERIFY(job.frames().front().title);
+    job.run(path);
+    const DecodedGif gif = decodeGif(path);
+    QCOMPARE(gif.frames.size(), job.frames().size());
+    const render::Palette &p = options.picture.palette;
+    const QRect legend = job.picture().legendRect().toAlignedRect().intersected(QRect(QPoint(), gif.frames[0].size()));
+    QVERIFY(legend.height() >= 8);
+    QVERIFY2(legend.top() > job.picture().scheduleRect(0).bottom(), "the legend is below the panes");
+    for (std::size_t f = 1; f < gif.frames.size(); ++f) {
+        for (const QColor &state : {p.resident, p.current, p.recomputed, p.freed, p.checkpointRing}) {
+            bool found = false;
+            for (int y = legend.top(); y <= legend.bottom() && !found; ++y)
+                for (int x = legend.left(); x <= legend.right() && !found; ++x)
+                    found = (gif.frames[f].pixel(x, y) | 0xff000000u) == state.rgb();
+            QVERIFY2(found, qPrintable(QStringLiteral("frame %1 lacks %2 in its legend").arg(f).arg(state.name())));
+        }
+    }
+}
+
+// recompute-all computes a_1 sixteen times at n = 16: the "16\u00D7" badge
+// is a pill wider than one digit's circle, whole on both sides of its centre.
+void TestGifExport::twoDigitBadgesAreNotClipped() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("t.gif"));
+    GifExportOptions options;
+    options.picture.size = QSize(960, 480);
+    options.picture.paneOnly = true;
+    options.sampling.maxFrames = 2;
+    options.titleFrameMs = 0;
+    TimelineGifExport job(simulatePanes(std::make_shared<const Model>(Model::chain(16)), {"recompute-all"}, {}),
+                          options);
+    job.run(path);
+    const DecodedGif gif = decodeGif(path);
+    const QImage &last = gif.frames.back();
+    const Timeline &timeline = *job.picture().panes()[0].timeline;
+    QVERIFY(timeline.stateAt(timeline.steps() - 1).computeCount[1] >= 10);
+    const render::ScheduleLayout layout = job.picture().layout(0);
+    const double r = layout.radius;
+    const QPointF badge = layout.forwardCenter(1) + QPointF(r * 0.8, -r * 0.8);
+    const double br = std::max(5.5, r * 0.5);
+    const int y = static_cast<int>(std::round(badge.y() - br * 0.6)); // above the text
+    int left = -1, right = -1;
+    for (int x = static_cast<int>(badge.x() - 3 * br); x <= static_cast<int>(badge.x() + 3 * br); ++x)
+        if ((last.pixel(x, y) | 0xff000000u) == options.picture.palette.badge.rgb()) {
+            left = left < 0 ? x : left;
+            right = x;
+        }
+    QVERIFY2(left >= 0, "no badge");
+    const double leftHalf = badge.x() - left, rightHalf = right - badge.x();
+    QVERIFY2(std::abs(leftHalf - rightHalf) <= 2.5,
+             qPrintable(QStringLiteral("%1 vs %2").arg(leftHalf).arg(rightHalf)));
+    QVERIFY2(right - left > 2 * br,
+             qPrintable(QStringLiteral("pill %1 px for a radius of %2").arg(right - left).arg(br)));
 }
 
 void TestGifExport::cancelledExportLeavesExistingFileUntouched() {

@@ -192,7 +192,7 @@ void TestHeadlessExport::modelFile() {
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const auto gif = decodeGif(path);
     QCOMPARE(gif.width, 640);
-    QCOMPARE(static_cast<int>(gif.frames.size()), 20);
+    QCOMPARE(static_cast<int>(gif.frames.size()), 21); // the title card and 20 sampled frames
 
     writeText(path, "kept");
     const Run missing = runProgram("REMAT_STUDIO_EXE", {"--export-gif", path, "--model", dir.filePath("none.json")});
