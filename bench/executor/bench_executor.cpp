@@ -62,7 +62,8 @@ public:
                     w);
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!std::isfinite(y_.data()[0]) || !std::isfinite(dW_.data()[0])) // keeps the optimiser from dropping the loops
+        if (!std::isfinite(y_.data()[0]) ||
+            !std::isfinite(dW_.data()[0])) // keeps the optimiser from dropping the loops
             std::puts("non-finite result");
         return s;
     }
@@ -82,8 +83,9 @@ Schedule storeAll(const Model &model) {
     return StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
 }
 
-// Store-all steps on every variant this CPU runs, each step followed by the
-// native GEMMs of one step, so that a busy machine slows both alike.
+// Store-all steps on every variant this CPU runs, beside the same step's GEMMs
+// alone on that variant and on the native build. The three take turns, in an
+// order that rotates, so that a busy machine slows them alike.
 void compareVariants(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats) {
     const NetworkShape &shape = params->shape;
     const double flops = 6.0 * shape.layers * double(shape.width) * shape.width * shape.batch; // 3n GEMMs
@@ -94,35 +96,50 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
 #else
     std::puts("store-all step per kernel variant (no -march=native build here: no native reference)");
 #endif
-    std::printf("%-10s %10s %12s %14s %10s %12s\n", "kernels", "step s", "step GFLOP/s", "native GFLOP/s", "of native",
-                "vs baseline");
+    std::printf("%-10s %10s %12s %13s %14s %10s %12s\n", "kernels", "step s", "step GFLOP/s", "GEMMs GFLOP/s",
+                "native GFLOP/s", "of native", "vs baseline");
     const Schedule schedule = storeAll(model);
-    double baselineSeconds = 0;
+    const auto rate = [flops](const std::vector<double> &seconds) {
+        return seconds.empty() ? 0.0 : flops / median(seconds) / 1e9;
+    };
+    double baselineRate = 0;
     for (cpu::Isa isa : cpu::supportedIsas()) {
         CpuBackend backend(params, isa);
         Executor executor(backend, model, schedule);
-        std::vector<double> steps, nativeSteps;
-        for (int r = 0; r <= repeats; ++r) { // the first of each is a warm-up
-            const double step = executor.runStep().seconds;
+        BareGemms own(*params, cpu::kernels(isa));
+        std::vector<double> steps, gemms, nativeGemms;
+        for (int r = 0; r <= repeats; ++r) { // the first round is a warm-up
+            for (int turn = 0; turn < 3; ++turn) {
+                switch ((r + turn) % 3) {
+                case 0:
+                    steps.push_back(executor.runStep().seconds);
+                    break;
+                case 1:
+                    gemms.push_back(own.run(shape.layers));
+                    break;
+                default:
 #ifdef REMAT_BENCH_NATIVE
-            const double gemms = native.run(shape.layers);
-#else
-            const double gemms = 0;
+                    nativeGemms.push_back(native.run(shape.layers));
 #endif
-            if (r > 0) {
-                steps.push_back(step);
-                nativeSteps.push_back(gemms);
+                    break;
+                }
+            }
+            if (r == 0) {
+                steps.clear();
+                gemms.clear();
+                nativeGemms.clear();
             }
         }
-        const double step = median(steps), nativeSeconds = median(nativeSteps);
+        const double stepRate = rate(steps), nativeRate = rate(nativeGemms);
         if (isa == cpu::Isa::Baseline)
-            baselineSeconds = step;
-        std::printf("%-10s %10.4f %12.1f %14.1f %9.1f%% %11.2fx\n", std::string(cpu::isaName(isa)).c_str(), step,
-                    flops / step / 1e9, nativeSeconds > 0 ? flops / nativeSeconds / 1e9 : 0.0,
-                    nativeSeconds > 0 ? 100 * nativeSeconds / step : 0.0,
-                    baselineSeconds > 0 ? baselineSeconds / step : 0.0);
+            baselineRate = stepRate;
+        std::printf("%-10s %10.4f %12.1f %13.1f %14.1f %9.1f%% %11.2fx\n", std::string(cpu::isaName(isa)).c_str(),
+                    median(steps), stepRate, rate(gemms), nativeRate,
+                    nativeRate > 0 ? 100 * stepRate / nativeRate : 0.0,
+                    baselineRate > 0 ? stepRate / baselineRate : 0.0);
     }
-    std::puts("of native: the step's GEMM FLOP rate over the native GEMMs' (target >= 80 % for the fastest)\n");
+    std::puts("GEMMs: the step's GEMMs alone on the same kernels; native: on kernels built with -march=native");
+    std::puts("of native: the step's FLOP rate over the native GEMMs' (target >= 80 % for the fastest)\n");
 }
 
 void compareStrategies(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats) {

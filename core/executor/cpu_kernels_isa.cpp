@@ -6,7 +6,7 @@
 // inline functions are not renamed (tests/executor checks the symbols).
 #include "core/executor/cpu_kernels.h"
 
-#if !defined(REMAT_ISA_NAMESPACE)
+#if !defined(REMAT_ISA_NAMESPACE) || !defined(Eigen)
 #error "compile this file through remat_add_isa_variants (cmake/RematIsaVariants.cmake)"
 #endif
 
