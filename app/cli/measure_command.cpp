@@ -330,6 +330,10 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
             j["device_peak_bytes"] = optionalJson(m.devicePeakBytes);
             j["seconds_per_step"] = m.medianSeconds;
             j["seconds_all_steps"] = m.seconds;
+            if (model.hasSavedBytes()) { // what the peak is made of: layer outputs and gradients, internals, workspace
+                j["predicted_peak_saved_bytes"] = m.predicted.peakSavedBytes;
+                j["predicted_peak_workspace_bytes"] = m.predicted.peakWorkspaceBytes;
+            }
             j["forward_evaluations"] = m.predicted.forwardEvaluations;
             j["predicted_cost"] = numberJson(m.predicted.cost);
             if (base) {
