@@ -1,5 +1,9 @@
 #include "app/render/schedule_painter.h"
 
+#include "app/render/memory_kinds.h"
+#include "app/render/saved_internals_bars.h"
+#include "core/units.h"
+
 #include <QFont>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -217,6 +221,7 @@ void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, con
         painter.drawImage(QPointF(c.x() - half, c.y() - half),
                           sprite(appearance(state, id), !model.isBackward(id), layout, palette));
     }
+    paintSavedInternals(painter, layout, state, palette);
     if (hover) {
         const double r = layout.radius;
         painter.setPen(QPen(palette.hover, std::max(2.0, r * 0.18)));
@@ -226,12 +231,43 @@ void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, con
     painter.restore();
 }
 
-double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette) {
+void SchedulePainter::paintSavedInternals(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
+                                          const Palette &palette) const {
+    const Model &model = timeline_->model();
+    const SavedInternalsBars bars = SavedInternalsBars::make(layout, model);
+    if (!bars.drawn())
+        return;
+    const QColor colour = kindColour(MemoryKind::SavedInternals, palette);
+    const QFont font = labelFont(layout.pitch);
+    const QFontMetricsF metrics(font);
+    painter.setFont(font);
+    for (int i = 1; i < model.forwardCount(); ++i) {
+        const QRectF bar = bars.bar(i, model.savedBytes(i));
+        if (bar.isEmpty())
+            continue;
+        const bool held = state.holdsSaved(i);
+        painter.setPen(QPen(colour, 1));
+        painter.setBrush(held ? QBrush(colour) : QBrush(Qt::NoBrush));
+        painter.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5));
+        if (!held)
+            continue;
+        const QString text = QString::fromStdString(formatBytes(model.savedBytes(i)));
+        const QRectF where = bars.label(bar, metrics.horizontalAdvance(text), metrics.height());
+        if (where.isEmpty())
+            continue;
+        painter.setPen(colour);
+        painter.drawText(where, Qt::AlignLeft | Qt::AlignTop, text);
+    }
+}
+
+double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette,
+                                    bool savedInternals) {
     struct Item {
         NodeFill fill;
         bool ring;
         bool badge;
         const char *text;
+        bool savedBar = false;
     };
     static const Item items[] = {
         {NodeFill::NotComputed, false, false, "not yet computed"},
@@ -240,6 +276,7 @@ double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const
         {NodeFill::Current, false, false, "computed by the current op"},
         {NodeFill::Recomputed, false, true, "recomputed (n\u00D7 = times computed)"},
         {NodeFill::Freed, false, false, "freed"},
+        {NodeFill::Resident, false, false, "saved internals (for its backward); outline: not held", true},
     };
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
@@ -250,6 +287,8 @@ double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const
     double x = rect.left();
     double y = rect.top();
     for (const Item &item : items) {
+        if (item.savedBar && !savedInternals)
+            continue;
         const QString text = QString::fromUtf8(item.text);
         const double w = 2 * r + 6 + metrics.horizontalAdvance(text) + 16;
         if (x > rect.left() && x + w > rect.right()) {
@@ -257,9 +296,16 @@ double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const
             y += lineHeight;
         }
         const QPointF c(x + r + 3, y + lineHeight / 2);
-        painter.setPen(QPen(palette.nodeOutline, 1));
-        painter.setBrush(fillColor(item.fill, palette));
-        painter.drawEllipse(c, r, r);
+        if (item.savedBar) {
+            const QColor colour = kindColour(MemoryKind::SavedInternals, palette);
+            painter.setPen(QPen(colour, 1));
+            painter.setBrush(colour);
+            painter.drawRect(QRectF(c.x() - r * 0.4, c.y() - r, r * 0.8, 2 * r));
+        } else {
+            painter.setPen(QPen(palette.nodeOutline, 1));
+            painter.setBrush(fillColor(item.fill, palette));
+            painter.drawEllipse(c, r, r);
+        }
         if (item.ring) {
             painter.setPen(QPen(palette.checkpointRing, 1.6));
             painter.setBrush(Qt::NoBrush);

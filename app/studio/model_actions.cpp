@@ -91,6 +91,7 @@ void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &nam
     layersSpin_->blockSignals(false);
     if (modelLabel_)
         modelLabel_->setText(name.isEmpty() ? QString() : tr(" Model: %1 ").arg(name));
+    legend_->setShowsSavedInternals(model_->hasSavedBytes());
     const bool graph = !model_->isChain();
     std::vector<int> all;
     for (int i = 0; i < paneCount(); ++i) {
