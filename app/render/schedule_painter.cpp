@@ -276,7 +276,7 @@ double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const
         {NodeFill::Current, false, false, "computed by the current op"},
         {NodeFill::Recomputed, false, true, "recomputed (n\u00D7 = times computed)"},
         {NodeFill::Freed, false, false, "freed"},
-        {NodeFill::Resident, false, false, "saved internals (for its backward); outline: not held", true},
+        {NodeFill::Resident, false, false, "saved internals (for its backward)", true},
     };
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
