@@ -1,5 +1,6 @@
 // Models and plans in the studio: opening model files (File > Open model,
 // File > Examples), showing one model in every pane, and Plan for budget.
+#include "app/studio/legend_widget.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
 #include "core/errors.h"
