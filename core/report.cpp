@@ -27,6 +27,10 @@ nlohmann::ordered_json summaryJson(const ComparisonRow &row) {
     j["peak_nodes"] = s.peakNodes;
     j["peak_bytes"] = s.peakBytes;
     j["peak_step"] = s.peakStep;
+    // What the peak is made of: layer outputs and gradients, saved internals, workspace.
+    j["peak_output_bytes"] = s.peakBytes - s.peakSavedBytes - s.peakWorkspaceBytes;
+    j["peak_saved_bytes"] = s.peakSavedBytes;
+    j["peak_workspace_bytes"] = s.peakWorkspaceBytes;
     j["forward_evaluations"] = s.forwardEvaluations;
     j["recomputations"] = s.recomputations;
     j["backward_ops"] = s.backwardOps;
@@ -44,6 +48,10 @@ nlohmann::ordered_json modelJson(const Model &model) {
     j["layers"] = model.layers();
     j["chain"] = model.isChain();
     j["input_bytes"] = model.bytes(model.inputNode());
+    std::int64_t saved = 0;
+    for (int i = 1; i <= model.layers(); ++i)
+        saved += model.savedBytes(i);
+    j["saved_bytes_total"] = saved; // internals of every layer, if all recorded at once
     return j;
 }
 
@@ -51,7 +59,7 @@ void writeSummaryCsvHeader(std::ostream &out, bool withN) {
     if (withN)
         out << "n,";
     out << "strategy,peak_nodes,peak_bytes,forward_evaluations,recomputations,backward_ops,ops,cost,"
-           "overhead_vs_store_all,memory_class,compute_class\n";
+           "overhead_vs_store_all,memory_class,compute_class,peak_saved_bytes,peak_workspace_bytes\n";
 }
 
 void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool withN) {
@@ -62,11 +70,12 @@ void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool
     std::snprintf(overhead, sizeof overhead, "%.6f", row.costOverhead);
     out << row.strategy->name() << ',' << s.peakNodes << ',' << s.peakBytes << ',' << s.forwardEvaluations << ','
         << s.recomputations << ',' << s.backwardOps << ',' << s.ops << ',' << numberText(s.cost) << ',' << overhead
-        << ",\"" << row.strategy->memoryClass() << "\",\"" << row.strategy->computeClass() << "\"\n";
+        << ",\"" << row.strategy->memoryClass() << "\",\"" << row.strategy->computeClass() << "\"," << s.peakSavedBytes
+        << ',' << s.peakWorkspaceBytes << '\n';
 }
 
 void writeTimelineCsvHeader(std::ostream &out) {
-    out << "strategy,step,op,node,resident_count,resident,bytes\n";
+    out << "strategy,step,op,node,resident_count,resident,bytes,records,saved_bytes\n";
 }
 
 void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Timeline &timeline) {
@@ -86,7 +95,8 @@ void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Time
             out << model.name(id);
             first = false;
         }
-        out << ',' << timeline.bytesAt(t) << '\n';
+        // records: 1 for a forward run that keeps its layer's saved internals.
+        out << ',' << timeline.bytesAt(t) << ',' << (op.records ? 1 : 0) << ',' << timeline.savedBytesAt(t) << '\n';
     }
 }
 

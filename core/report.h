@@ -16,8 +16,10 @@ nlohmann::ordered_json modelJson(const Model &model);
 void writeSummaryCsvHeader(std::ostream &out, bool withN);
 void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool withN);
 
-// step,op,node,resident_count,resident,bytes; one line per op. `resident` is the
-// space-separated names of the nodes resident after the op.
+// step,op,node,resident_count,resident,bytes,records,saved_bytes; one line per
+// op. `resident` is the space-separated names of the nodes resident after the
+// op; `records` is 1 for a forward run recording its layer's saved internals;
+// `saved_bytes` the saved internals held while the op runs (part of `bytes`).
 void writeTimelineCsvHeader(std::ostream &out);
 void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Timeline &timeline);
 

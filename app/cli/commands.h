@@ -13,6 +13,7 @@ enum class Format { Table, Json, Csv };
 
 struct ModelOptions {
     std::string nodeBytes = "1";
+    std::string savedBytes = "0"; // internals every layer saves for its backward when recording
 };
 
 // The strategy options as typed on the command line.
@@ -81,6 +82,8 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
 Model buildChain(const std::string &nText, const ModelOptions &options);
 // --budget: a plain number is nodes, a size with a unit ("2GiB", "512B") is bytes.
 void parseBudget(const std::string &text, StrategyParams &params);
-void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n);
+// `withSaved`: add what the peak holds of saved internals beside layer outputs
+// (only for models with saved internals, so other tables stay as they were).
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n, bool withSaved);
 
 } // namespace remat::cli

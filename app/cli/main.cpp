@@ -69,7 +69,12 @@ int main(int argc, char **argv) {
         simulate->add_option("--node-bytes", sim.model.nodeBytes,
                              "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
                              "--node-bytes 4MiB");
+    auto *savedBytesOption = simulate->add_option(
+        "--saved-bytes", sim.model.savedBytes,
+        "Internals every layer saves for its backward when it runs recording, besides its output (default 0; "
+        "docs/model.md). Example: --saved-bytes 17MiB");
     modelOption->excludes(nodeBytesOption);
+    modelOption->excludes(savedBytesOption);
     modelOption->excludes(nOption);
     addOutputFlags(simulate, sim.format);
     simulate->add_flag("--timeline", sim.timeline,
@@ -86,6 +91,9 @@ int main(int argc, char **argv) {
                          "all (default), or a comma-separated list of store-all, recompute-all, periodic");
     sweepCmd->add_option("--node-bytes", sweep.model.nodeBytes,
                          "Bytes of every node (default 1). Example: --node-bytes 1MiB");
+    sweepCmd->add_option("--saved-bytes", sweep.model.savedBytes,
+                         "Internals every layer saves for its backward when recording (default 0). Example: "
+                         "--saved-bytes 17MiB");
     addOutputFlags(sweepCmd, sweep.format);
     sweepCmd->footer("Example:\n  remat sweep --n 4..4096 --strategy periodic,store-all --csv");
 

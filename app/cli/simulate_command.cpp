@@ -30,6 +30,9 @@ Model buildChain(const std::string &nText, const ModelOptions &options) {
     spec.nodeBytes = parseBytes(options.nodeBytes, "--node-bytes");
     if (spec.nodeBytes < 1)
         throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + options.nodeBytes + "'");
+    spec.savedBytes = parseBytes(options.savedBytes, "--saved-bytes");
+    if (spec.savedBytes < 0)
+        throw InvalidArgument("--saved-bytes must be 0 or more bytes, got '" + options.savedBytes + "'");
     return Model::chain(n, spec);
 }
 
@@ -41,11 +44,17 @@ void parseBudget(const std::string &text, StrategyParams &params) {
         params.budgetBytes = parseBytes(text, "--budget");
 }
 
-void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n) {
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n,
+                          bool withSaved) {
     std::vector<std::string> header{"strategy",      "peak nodes",     "peak bytes",
                                     "forward evals", "recomputations", "backward ops",
                                     "ops",           "cost",           "overhead vs store-all",
                                     "memory",        "compute"};
+    // Inserted after "peak bytes": the peak split into layer outputs (and
+    // gradients) and saved internals.
+    constexpr std::ptrdiff_t kAfterPeakBytes = 3;
+    if (withSaved)
+        header.insert(header.begin() + kAfterPeakBytes, {"outputs at peak", "saved at peak"});
     if (withN)
         header.insert(header.begin(), "n");
     TextTable table(header);
@@ -61,6 +70,12 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
                                        percent(r.costOverhead),
                                        std::string(r.strategy->memoryClass()),
                                        std::string(r.strategy->computeClass())};
+        if (withSaved) {
+            const Summary &p = r.summary;
+            cells.insert(cells.begin() + kAfterPeakBytes,
+                         {std::to_string(p.peakBytes - p.peakSavedBytes - p.peakWorkspaceBytes),
+                          std::to_string(p.peakSavedBytes)});
+        }
         if (withN)
             cells.insert(cells.begin(), std::to_string(n));
         table.addRow(std::move(cells));
@@ -113,9 +128,11 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
                 << "): " << n << " layers, " << (model->isChain() ? "a chain" : "a graph with skip connections")
                 << (model->costUnit().empty() ? "" : ", cost in " + model->costUnit()) << "\n\n";
         else
-            out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0))
-                << " per node, forward cost 1, backward cost 2 (docs/model.md)\n\n";
-        printComparisonTable(out, rows, false, n);
+            out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0)) << " per node"
+                << (model->hasSavedBytes() ? ", " + formatBytes(model->savedBytes(1)) + " saved internals per layer"
+                                           : std::string())
+                << ", forward cost 1, backward cost 2 (docs/model.md)\n\n";
+        printComparisonTable(out, rows, false, n, model->hasSavedBytes());
         break;
     }
 }

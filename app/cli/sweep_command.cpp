@@ -75,7 +75,7 @@ void runSweep(const SweepOptions &options, std::ostream &out) {
         break;
     case Format::Table: {
         for (const auto &[n, rows] : results) {
-            printComparisonTable(out, rows, true, n);
+            printComparisonTable(out, rows, true, n, buildChain("1", options.model).hasSavedBytes());
             out << '\n';
         }
         if (sizes.size() < 2)

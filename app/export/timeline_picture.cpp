@@ -55,8 +55,11 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
     statusLines_ = shownPanes() >= 3 ? 2 : 1;
     statusHeight_ = std::ceil(text.height() * (statusLines_ == 2 ? 2.4 : 1.4));
     // Every frame carries a compact legend of the node states at the bottom.
+    for (const ExportPane &pane : panes_)
+        savedInternals_ = savedInternals_ || pane.timeline->model().hasSavedBytes();
     legendHeight_ = std::ceil(render::SchedulePainter::legendHeight(textFont(options_.size.width(), 0.9),
-                                                                    options_.size.width() - 2 * kGap, true)) +
+                                                                    options_.size.width() - 2 * kGap, true,
+                                                                    savedInternals_)) +
                     kGap / 2;
 }
 
@@ -180,7 +183,7 @@ void TimelinePicture::paint(QImage &image, double time) {
     if (!options_.paneOnly)
         chart_.paint(painter, chartRect(), time, options_.palette);
     painter.setFont(textFont(options_.size.width(), 0.9));
-    render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true);
+    render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true, savedInternals_);
 }
 
 void TimelinePicture::paintTitle(QImage &image) {

@@ -81,6 +81,7 @@ private:
     double statusHeight_ = 0;
     int statusLines_ = 1;
     double legendHeight_ = 0;
+    bool savedInternals_ = false; // some pane's layers save internals: the legend shows their bar
 };
 
 } // namespace remat::exporting

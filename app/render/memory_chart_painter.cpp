@@ -27,6 +27,7 @@ bool MemoryChartPainter::sizesInNodes() const {
 
 void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
     series_ = std::move(series);
+    breakdown_.reset();
     measured_.clear();
     axis_ = axis;
     cache_.image = QImage();
@@ -35,6 +36,17 @@ void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
 void MemoryChartPainter::setMeasured(std::vector<Measured> measured) {
     measured_ = std::move(measured);
     cache_.image = QImage();
+}
+
+void MemoryChartPainter::setStackByKind(bool stack) {
+    stackByKind_ = stack;
+    cache_.image = QImage();
+}
+
+std::shared_ptr<const MemoryBreakdown> MemoryChartPainter::breakdown() const {
+    if (!breakdown_ && !series_.empty())
+        breakdown_ = std::make_shared<const MemoryBreakdown>(*series_.front().timeline);
+    return breakdown_;
 }
 
 bool MemoryChartPainter::hasMeasured() const {
@@ -52,6 +64,12 @@ double MemoryChartPainter::maxTime() const {
 }
 
 namespace {
+// Translucent: the grid and the series' curves show through a stack.
+QColor kindAreaColour(MemoryKind kind, const Palette &palette) {
+    QColor c = kindColour(kind, palette);
+    c.setAlpha(palette.isDark() ? 150 : 120);
+    return c;
+}
 // As many byte ticks as fit with room for their labels.
 int yTickCount(double plotHeight, const QFontMetricsF &metrics) {
     return std::max(2, static_cast<int>(plotHeight / (metrics.height() * 2.2)));
@@ -150,6 +168,56 @@ QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &s
     return points;
 }
 
+void MemoryChartPainter::paintKinds(QPainter &painter, const MemoryChartMapping &m, const Palette &palette) const {
+    const std::shared_ptr<const MemoryBreakdown> kinds = breakdown();
+    // Each band runs between the stack below it and its own top, so the
+    // translucent fills never overlap.
+    QPolygonF below;
+    for (const MemoryKind k : kMemoryKinds) {
+        const QPolygonF top = curve(m, series_.front(), [&](std::int64_t step) { return kinds->stackedUpTo(step, k); });
+        if (top.isEmpty())
+            return;
+        QPolygonF band = top;
+        if (below.isEmpty())
+            band << QPointF(top.back().x(), m.plot.bottom()) << QPointF(top.front().x(), m.plot.bottom());
+        else
+            for (auto p = below.rbegin(); p != below.rend(); ++p)
+                band << *p;
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(kindAreaColour(k, palette));
+        painter.drawPolygon(band);
+        below = top;
+    }
+}
+
+void MemoryChartPainter::paintKindLegend(QPainter &painter, const MemoryChartMapping &m, const Palette &palette) const {
+    // In the plot's top left corner: the curves start low there.
+    const QFontMetricsF metrics(painter.font());
+    const double line = metrics.height() + 2;
+    const QString title = QStringLiteral("%1 by kind:").arg(series_.front().name);
+    double width = metrics.horizontalAdvance(title);
+    for (const MemoryKind k : kMemoryKinds)
+        width = std::max(width, 18 + metrics.horizontalAdvance(QString::fromUtf8(kindName(k))));
+    const QRectF box(m.plot.left() + 6, m.plot.top() + 4, width + 10, line * (1 + kMemoryKinds.size()) + 6);
+    QColor background = palette.background;
+    background.setAlpha(220);
+    painter.setPen(QPen(palette.grid, 1));
+    painter.setBrush(background);
+    painter.drawRect(box);
+    painter.setPen(palette.text);
+    painter.drawText(QRectF(box.left() + 5, box.top() + 3, width, line), Qt::AlignLeft | Qt::AlignVCenter, title);
+    double y = box.top() + 3 + line;
+    for (auto k = kMemoryKinds.rbegin(); k != kMemoryKinds.rend(); ++k, y += line) {
+        const QColor fill = kindAreaColour(*k, palette);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(fill);
+        painter.drawRect(QRectF(box.left() + 5, y + line * 0.2, 12, line * 0.6));
+        painter.setPen(palette.text);
+        painter.drawText(QRectF(box.left() + 23, y, width, line), Qt::AlignLeft | Qt::AlignVCenter,
+                         QString::fromUtf8(kindName(*k)));
+    }
+}
+
 void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &m,
                                      const Palette &palette) const {
     const QFontMetricsF metrics(painter.font());
@@ -186,6 +254,8 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
 
     // Curves.
     painter.setRenderHint(QPainter::Antialiasing, true);
+    if (stackByKind_)
+        paintKinds(painter, m, palette);
     for (std::size_t i = 0; i < series_.size(); ++i) {
         painter.setPen(QPen(colourOf(i, palette), 2));
         const Timeline &tl = *series_[i].timeline;
@@ -202,6 +272,9 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.drawPolyline(
             curve(m, series_[i], [&values](std::int64_t step) { return (*values)[static_cast<std::size_t>(step)]; }));
     }
+
+    if (stackByKind_)
+        paintKindLegend(painter, m, palette);
 
     // Legend, top right; "predicted / measured" line styles first when measured curves are shown.
     double lx = m.plot.right();

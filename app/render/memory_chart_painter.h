@@ -3,8 +3,10 @@
 // (memory is constant within an op), each strategy's peak marked and labelled,
 // and a playhead. Curves are decimated to the pixel columns and the whole
 // chart but the playhead is cached as an image, so long schedules cost the
-// same per frame as short ones.
+// same per frame as short ones. Optionally the first series' memory is stacked
+// by kind under its curve (layer outputs, saved internals, gradients, workspace).
 #include "app/render/memory_chart_mapping.h"
+#include "app/render/memory_kinds.h"
 #include "app/render/palette.h"
 #include "app/render/time_axis.h"
 
@@ -43,6 +45,11 @@ public:
     void setMeasured(std::vector<Measured> measured);
     const std::vector<Measured> &measured() const { return measured_; }
     bool hasMeasured() const;
+    // Fills the area under the first series' curve with its bytes by kind.
+    void setStackByKind(bool stack);
+    bool stackByKind() const { return stackByKind_; }
+    // The first series' breakdown by kind (made on first use; null without series).
+    std::shared_ptr<const MemoryBreakdown> breakdown() const;
     TimeAxis axis() const { return axis_; }
     double maxTime() const;
 
@@ -64,6 +71,8 @@ private:
     // The step curve of `bytes` (one per op) over the series' op times.
     template <class BytesAt>
     QPolygonF curve(const MemoryChartMapping &mapping, const Series &series, BytesAt bytesAt) const;
+    void paintKinds(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
+    void paintKindLegend(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
     void paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &mapping,
                      const Palette &palette) const;
 
@@ -77,6 +86,8 @@ private:
     std::vector<Series> series_;
     std::vector<Measured> measured_;
     TimeAxis axis_ = TimeAxis::Cost;
+    bool stackByKind_ = false;
+    mutable std::shared_ptr<const MemoryBreakdown> breakdown_;
     mutable Cache cache_;
 };
 

@@ -1,5 +1,9 @@
 #include "app/render/schedule_painter.h"
 
+#include "app/render/memory_kinds.h"
+#include "app/render/saved_internals_bars.h"
+#include "core/units.h"
+
 #include <QFont>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -229,6 +233,7 @@ void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, con
         painter.drawImage(QPointF(c.x() - half, c.y() - half),
                           sprite(appearance(state, id), !model.isBackward(id), layout, palette));
     }
+    paintSavedInternals(painter, layout, state, palette);
     if (hover) {
         const double r = layout.radius;
         painter.setPen(QPen(palette.hover, std::max(2.0, r * 0.18)));
@@ -238,12 +243,42 @@ void SchedulePainter::paint(QPainter &painter, const ScheduleLayout &layout, con
     painter.restore();
 }
 
+void SchedulePainter::paintSavedInternals(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
+                                          const Palette &palette) const {
+    const Model &model = timeline_->model();
+    const SavedInternalsBars bars = SavedInternalsBars::make(layout, model);
+    if (!bars.drawn())
+        return;
+    const QColor colour = kindColour(MemoryKind::SavedInternals, palette);
+    const QFont font = labelFont(layout.pitch);
+    const QFontMetricsF metrics(font);
+    painter.setFont(font);
+    for (int i = 1; i < model.forwardCount(); ++i) {
+        const QRectF bar = bars.bar(i, model.savedBytes(i));
+        if (bar.isEmpty())
+            continue;
+        const bool held = state.holdsSaved(i);
+        painter.setPen(QPen(colour, 1));
+        painter.setBrush(held ? QBrush(colour) : QBrush(Qt::NoBrush));
+        painter.drawRect(bar.adjusted(0.5, 0.5, -0.5, -0.5));
+        if (!held)
+            continue;
+        const QString text = QString::fromStdString(formatBytes(model.savedBytes(i)));
+        const QRectF where = bars.label(bar, metrics.horizontalAdvance(text), metrics.height());
+        if (where.isEmpty())
+            continue;
+        painter.setPen(colour);
+        painter.drawText(where, Qt::AlignLeft | Qt::AlignTop, text);
+    }
+}
+
 namespace {
 struct LegendItem {
     NodeFill fill;
     bool ring;
     const char *text;
     const char *compactText;
+    bool savedBar = false; // the saved-internals bar, shown for models whose layers save some
 };
 constexpr LegendItem kLegendItems[] = {
     {NodeFill::NotComputed, false, "not yet computed", "not computed"},
@@ -252,18 +287,21 @@ constexpr LegendItem kLegendItems[] = {
     {NodeFill::Current, false, "computed by the current op", "current op"},
     {NodeFill::Recomputed, false, "recomputed (n\u00D7 = times computed)", "recomputed (n\u00D7)"},
     {NodeFill::Freed, false, "freed", "freed"},
+    {NodeFill::Resident, false, "saved internals (for its backward)", "saved internals", true},
 };
 
 // Lays the legend out in `rect`, row after row, painting when `painter` is
 // given; returns the height used. One loop serves painting and measuring.
 double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRectF &rect, const Palette &palette,
-                    bool compact) {
+                    bool compact, bool savedInternals) {
     const double r = std::max(compact ? 4.0 : 5.0, metrics.height() * (compact ? 0.32 : 0.38));
     const double lineHeight = std::max(metrics.height(), 2 * r + 6) + 2;
     const double spacing = compact ? metrics.height() * 0.8 : 16;
     double x = rect.left();
     double y = rect.top();
     for (const LegendItem &item : kLegendItems) {
+        if (item.savedBar && !savedInternals)
+            continue;
         const QString text = QString::fromUtf8(compact ? item.compactText : item.text);
         const double w = 2 * r + 6 + metrics.horizontalAdvance(text) + spacing;
         if (x > rect.left() && x + w - spacing > rect.right()) {
@@ -272,9 +310,16 @@ double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRect
         }
         if (painter) {
             const QPointF c(x + r + 3, y + lineHeight / 2);
-            painter->setPen(QPen(palette.nodeOutline, 1));
-            painter->setBrush(SchedulePainter::fillColor(item.fill, palette));
-            painter->drawEllipse(c, r, r);
+            if (item.savedBar) {
+                const QColor colour = kindColour(MemoryKind::SavedInternals, palette);
+                painter->setPen(QPen(colour, 1));
+                painter->setBrush(colour);
+                painter->drawRect(QRectF(c.x() - r * 0.4, c.y() - r, r * 0.8, 2 * r));
+            } else {
+                painter->setPen(QPen(palette.nodeOutline, 1));
+                painter->setBrush(SchedulePainter::fillColor(item.fill, palette));
+                painter->drawEllipse(c, r, r);
+            }
             if (item.ring) {
                 painter->setPen(QPen(palette.checkpointRing, std::max(1.6, r * 0.3)));
                 painter->setBrush(Qt::NoBrush);
@@ -289,16 +334,18 @@ double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRect
 }
 } // namespace
 
-double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact) {
+double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact,
+                                    bool savedInternals) {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const double height = layoutLegend(&painter, QFontMetricsF(painter.font()), rect, palette, compact);
+    const double height = layoutLegend(&painter, QFontMetricsF(painter.font()), rect, palette, compact, savedInternals);
     painter.restore();
     return height;
 }
 
-double SchedulePainter::legendHeight(const QFont &font, double width, bool compact) {
-    return layoutLegend(nullptr, QFontMetricsF(font), QRectF(0, 0, width, 1e6), Palette::light(), compact);
+double SchedulePainter::legendHeight(const QFont &font, double width, bool compact, bool savedInternals) {
+    return layoutLegend(nullptr, QFontMetricsF(font), QRectF(0, 0, width, 1e6), Palette::light(), compact,
+                        savedInternals);
 }
 
 } // namespace remat::render

@@ -1,7 +1,7 @@
 #pragma once
 // Paints one pane's schedule picture at one step: forward row, backward row,
 // dependency arrows (those the current op reads are highlighted), node states,
-// checkpoint rings and recompute counters. QtGui only: the screen and the GIF
+// checkpoint rings, recompute counters and saved-internals bars. QtGui only: the screen and the GIF
 // export share it.
 #include "app/render/node_appearance.h"
 #include "app/render/palette.h"
@@ -34,10 +34,12 @@ public:
                std::optional<NodeId> hover = std::nullopt) const;
 
     // The legend of node states, flowed into `width`; returns the height used.
-    // `compact`: short names, for a line under every exported frame.
-    static double paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact = false);
+    // `compact`: short names, for a line under every exported frame;
+    // `savedInternals`: also the saved-internals bar (models whose layers save some).
+    static double paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact = false,
+                              bool savedInternals = false);
     // The height paintLegend would take in `width` with `font`.
-    static double legendHeight(const QFont &font, double width, bool compact);
+    static double legendHeight(const QFont &font, double width, bool compact, bool savedInternals = false);
     static QColor fillColor(NodeFill fill, const Palette &palette);
 
 private:
@@ -57,6 +59,8 @@ private:
     void paintLabels(QPainter &painter, const ScheduleLayout &layout, const Palette &palette) const;
     static void paintNode(QPainter &painter, QPointF center, const NodeAppearance &a, bool forward,
                           const ScheduleLayout &layout, const Palette &palette);
+    void paintSavedInternals(QPainter &painter, const ScheduleLayout &layout, const StepState &state,
+                             const Palette &palette) const;
     void prepareCache(const ScheduleLayout &layout, const Palette &palette, qreal dpr) const;
     const QImage &sprite(const NodeAppearance &a, bool forward, const ScheduleLayout &layout,
                          const Palette &palette) const;

@@ -11,6 +11,8 @@ class LegendWidget : public QWidget {
 public:
     explicit LegendWidget(QWidget *parent = nullptr);
     void setPalette(const render::Palette &palette);
+    // Adds the saved-internals bar to the legend (the opened model's layers save some).
+    void setShowsSavedInternals(bool shows);
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
     QSize sizeHint() const override { return {800, heightForWidth(800)}; }
@@ -20,6 +22,7 @@ protected:
 
 private:
     render::Palette palette_ = render::Palette::light();
+    bool showsSavedInternals_ = false;
 };
 
 } // namespace remat::studio

@@ -4,6 +4,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/measure_dialog.h"
 #include "app/studio/player_keys.h"
+#include "app/studio/memory_chart_view.h"
 #include "app/studio/scaling_view.h"
 
 #include <QAction>
@@ -88,6 +89,8 @@ void MainWindow::buildMenus() {
         a->setChecked(theme == theme_);
         themeGroup_->addAction(a);
     }
+    view->addSeparator();
+    view->addAction(chart_->stackByKindAction()); // app/studio/memory_chart_view.h
     QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
     addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
     addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h

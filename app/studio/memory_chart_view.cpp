@@ -2,6 +2,7 @@
 
 #include "core/units.h"
 
+#include <QAction>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,7 +15,17 @@ namespace remat::studio {
 MemoryChartView::MemoryChartView(QWidget *parent) : QWidget(parent) {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
-    setToolTip(tr("Memory held during each op. Click to jump there."));
+    setToolTip(tr("Memory held during each op. Click to jump there. Right-click to stack it by kind."));
+    stackByKind_ = new QAction(tr("Stack memory by &kind"), this);
+    stackByKind_->setCheckable(true);
+    stackByKind_->setToolTip(tr("Fill the first pane's curve with its layer outputs, saved internals, gradients "
+                                "and workspace, as PyTorch's memory profiler categorises them"));
+    connect(stackByKind_, &QAction::toggled, this, [this](bool on) {
+        chart_.setStackByKind(on);
+        update();
+    });
+    addAction(stackByKind_);
+    setContextMenuPolicy(Qt::ActionsContextMenu);
 }
 
 void MemoryChartView::setSeries(std::vector<render::MemoryChartPainter::Series> series, render::TimeAxis axis) {

@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+class QAction;
+
 #include <memory>
 #include <utility>
 #include <vector>
@@ -28,6 +30,8 @@ public:
     bool hasMeasured() const { return !measured_.empty(); }
     void setPlayhead(double time);
     void setPalette(const render::Palette &palette);
+    // Checkable: stacks the first pane's memory by kind (also in the chart's context menu).
+    QAction *stackByKindAction() const { return stackByKind_; }
     const render::MemoryChartPainter &chart() const { return chart_; }
     render::MemoryChartMapping mapping() const;
     // What the hover tooltip says at time `time`: each pane's op and exact bytes.
@@ -51,6 +55,7 @@ private:
     double playhead_ = 0;
     std::vector<MeasuredTrace> measured_;
     bool showMeasured_ = true;
+    QAction *stackByKind_;
 
     void attachMeasured();
 };

@@ -1,5 +1,6 @@
 // Models and plans in the studio: opening model files (File > Open model,
 // File > Examples), showing one model in every pane, and Plan for budget.
+#include "app/studio/legend_widget.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
 #include "core/errors.h"
@@ -97,6 +98,7 @@ void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &nam
     layersSpin_->blockSignals(false);
     if (modelLabel_)
         modelLabel_->setText(name.isEmpty() ? QString() : tr(" Model: %1 ").arg(name));
+    legend_->setShowsSavedInternals(model_->hasSavedBytes());
     const bool graph = !model_->isChain();
     std::vector<int> all;
     for (int i = 0; i < paneCount(); ++i) {

@@ -73,6 +73,10 @@ QString ScheduleView::describeNode(NodeId node) const {
     if (a.checkpoint)
         text +=
             node == model.inputNode() ? QStringLiteral(" (the input, always kept)") : QStringLiteral(" (checkpoint)");
+    if (!model.isBackward(node) && model.savedBytes(model.indexOf(node)) > 0)
+        text += QStringLiteral("<br>Saved internals (for its backward): %1, %2")
+                    .arg(QString::fromStdString(formatBytes(model.savedBytes(model.indexOf(node)))),
+                         state_.holdsSaved(model.indexOf(node)) ? tr("held now") : tr("not held now"));
     text += QStringLiteral("<br>Computed %1 time%2 so far").arg(a.computeCount).arg(a.computeCount == 1 ? "" : "s");
     const std::string why = render::whyResident(tl, painter_->checkpoints(), state_, node);
     if (!why.empty())

@@ -63,10 +63,62 @@ private slots:
             remat::test::runRemat({"simulate", "--n", "8", "--strategy", "recompute-all", "--csv", "--timeline"});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
-        QCOMPARE(lines.first(), QByteArray("strategy,step,op,node,resident_count,resident,bytes"));
+        QCOMPARE(lines.first(), QByteArray("strategy,step,op,node,resident_count,resident,bytes,records,saved_bytes"));
         QCOMPARE(lines.size(), ops + 1);
         QVERIFY(lines.last().startsWith("recompute-all,"));
         QVERIFY(lines.last().contains("a_0 b_0"));
+    }
+
+    // The chain: 24 layers of 1 MiB outputs and 17 MiB saved internals.
+    // Store-all records every layer; per-layer checkpointing (periodic --every 1)
+    // keeps only the outputs and holds one layer's internals at a time.
+    void savedBytesSplitThePeak() {
+        const Result r = remat::test::runRemat({"simulate", "--n", "24", "--node-bytes", "1MiB", "--saved-bytes",
+                                                "17MiB", "--strategy", "store-all,periodic", "--every", "1", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(qint64(doc["model"].toObject()["saved_bytes_total"].toDouble()), qint64(24) * 17 * 1048576);
+        const QJsonArray s = doc["strategies"].toArray();
+        const qint64 MiB = 1048576;
+        for (const auto &v : s) {
+            const QJsonObject o = v.toObject();
+            QCOMPARE(qint64(o["peak_output_bytes"].toDouble()) + qint64(o["peak_saved_bytes"].toDouble()) +
+                         qint64(o["peak_workspace_bytes"].toDouble()),
+                     qint64(o["peak_bytes"].toDouble()));
+        }
+        const QJsonObject storeAll = s[0].toObject(), perLayer = s[1].toObject();
+        QVERIFY(qint64(storeAll["peak_bytes"].toDouble()) > 24 * 18 * MiB);
+        QCOMPARE(qint64(storeAll["peak_saved_bytes"].toDouble()), 24 * 17 * MiB);
+        // a_0..a_24 and one gradient besides one layer's internals.
+        QCOMPARE(qint64(perLayer["peak_saved_bytes"].toDouble()), 17 * MiB);
+        QVERIFY(qint64(perLayer["peak_bytes"].toDouble()) <= (24 + 2) * MiB + 17 * MiB);
+        QCOMPARE(perLayer["forward_evaluations"].toInt(), 24 + 23);
+
+        const Result table = remat::test::runRemat({"simulate", "--n", "24", "--saved-bytes", "17"});
+        QVERIFY(table.out.contains("saved at peak"));
+        const Result plain = remat::test::runRemat({"simulate", "--n", "24"});
+        QVERIFY(!plain.out.contains("saved at peak")); // abstract chains print the table they always did
+    }
+
+    // Each compute in the timeline says whether it records; saved internals are
+    // released by free-saved rows, and the bytes column counts them.
+    void timelineSaysWhatRecords() {
+        const Result r = remat::test::runRemat({"simulate", "--n", "3", "--saved-bytes", "3", "--strategy", "periodic",
+                                                "--every", "1", "--csv", "--timeline"});
+        QCOMPARE(r.exitCode, 0);
+        QStringList recorded, freedSaved;
+        for (const QByteArray &line : r.out.trimmed().split('\n').mid(1)) {
+            const QList<QByteArray> f = line.split(',');
+            QCOMPARE(f.size(), 9);
+            if (f[2] == "compute" && f[7] == "1")
+                recorded << QString(f[3]);
+            if (f[2] == "free-saved")
+                freedSaved << QString(f[3]);
+            QVERIFY(f[8].toLongLong() <= 3); // one layer's internals at a time
+        }
+        // a_1 and a_2 run discarding first and recording before their backward; a_3 records at once.
+        QCOMPARE(recorded, (QStringList{"a_3", "a_2", "a_1"}));
+        QCOMPARE(freedSaved, (QStringList{"a_3", "a_2", "a_1"}));
     }
 
     void sweepIsGeometric() {
@@ -129,6 +181,9 @@ private slots:
         QTest::newRow("timeline without csv") << QStringList{"simulate", "--timeline"} << "--timeline needs --csv";
         QTest::newRow("json and csv") << QStringList{"simulate", "--json", "--csv"} << "excludes";
         QTest::newRow("bad node bytes") << QStringList{"simulate", "--node-bytes", "lots"} << "got 'lots'";
+        QTest::newRow("bad saved bytes") << QStringList{"simulate", "--saved-bytes", "-3"} << "--saved-bytes";
+        QTest::newRow("saved bytes with a model file")
+            << QStringList{"simulate", "--model", "x.json", "--saved-bytes", "3"} << "excludes";
         QTest::newRow("sweep backwards") << QStringList{"sweep", "--n", "64..4"} << "must go upwards";
         QTest::newRow("sweep factor") << QStringList{"sweep", "--factor", "1"} << "--factor must be an integer from 2";
         QTest::newRow("sweep over the op limit")

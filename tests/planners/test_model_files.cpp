@@ -33,6 +33,8 @@ private slots:
         QTest::newRow("mlp") << "mlp-uniform.json" << 16 << true;
         QTest::newRow("vgg16") << "vgg16-batch32.json" << 21 << true;
         QTest::newRow("gpt2") << "gpt2-small.json" << 13 << true;
+        QTest::newRow("gpt2 block ops") << "gpt2-block-ops.json" << 12 << false;
+        QTest::newRow("roberta") << "roberta-base-seq512.json" << 12 << true;
         QTest::newRow("resnet18") << "resnet18-batch32.json" << 31 << false;
         QTest::newRow("unet") << "unet-batch8.json" << 31 << false;
     }
@@ -56,12 +58,36 @@ private slots:
         QCOMPARE(planned.backwardOps, storeAll.backwardOps);
     }
 
+    // Korthikanti et al. 2022, eq. 1: a layer keeps s*b*h*(34 + 5*a*s/h) bytes
+    // for its backward (16 bit, dropout masks at one byte), of which its input
+    // (the previous block's output, 2*s*b*h) is the block node's bytes.
     void gpt2LayersFollowKorthikanti() {
         const ModelFile f = loadModelFile(examplePath("gpt2-small.json"));
-        // s*b*h*(34 + 5*a*s/h) with s = 1024, b = 8, h = 768, a = 12.
-        const double expected = 1024.0 * 8 * 768 * (34 + 5.0 * 12 * 1024 / 768);
-        for (int i = 1; i <= 12; ++i)
-            QCOMPARE(double(f.model.bytes(f.model.forwardNode(i))), expected);
+        const std::int64_t s = 1024, b = 8, h = 768, a = 12;
+        const std::int64_t perLayer = s * b * h * 34 + 5 * a * s * s * b;
+        const std::int64_t blockInput = 2 * s * b * h;
+        for (int i = 1; i <= 12; ++i) {
+            QCOMPARE(f.model.bytes(f.model.forwardNode(i - 1)), blockInput); // block i-1's output feeds block i
+            QCOMPARE(f.model.savedBytes(i) + blockInput, perLayer);
+        }
+    }
+
+    // Store-all records all 12 blocks; per-block checkpointing (periodic
+    // --every 1, seed 002's torch.utils.checkpoint around every layer) keeps
+    // their inputs and re-runs one block at a time recording. Both peak at the
+    // output gradient, where the difference is the 12 blocks' internals.
+    void gpt2StoreAllAgainstPerBlockIsKorthikanti() {
+        const ModelFile f = loadModelFile(examplePath("gpt2-small.json"));
+        const std::int64_t s = 1024, b = 8, h = 768, a = 12, layers = 12;
+        const std::int64_t korthikanti = s * b * h * 34 + 5 * a * s * s * b; // bytes per layer
+        const std::int64_t blockInput = 2 * s * b * h;
+        StrategyParams everyBlock;
+        everyBlock.every = 1;
+        const Summary storeAll = run("store-all", f.model);
+        const Summary perBlock = run("periodic", f.model, everyBlock);
+        QCOMPARE(storeAll.peakBytes - perBlock.peakBytes, layers * (korthikanti - blockInput));
+        QCOMPARE(storeAll.peakSavedBytes - perBlock.peakSavedBytes, layers * (korthikanti - blockInput));
+        QCOMPARE(perBlock.recomputations, layers); // each block once; the logits record at once
     }
 
     void vggActivationsShrinkWithDepth() {

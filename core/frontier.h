@@ -1,0 +1,69 @@
+#pragma once
+// The trade-off curve between memory and compute: for every peak from the
+// least any schedule needs to store-all's, the least compute the budget
+// planner finds within it (a staircase, Pareto front), and the named
+// strategies as points on the same axes (store-all, periodic, revolve,
+// per-layer checkpointing, selective recomputation of attention cores). It
+// answers "how much compute does each GiB cost me". Every point is a schedule
+// counted by the simulator. `remat plan --frontier` and the studio's
+// trade-off view show it; docs/planners.md explains it.
+#include "core/model.h"
+#include "core/strategy.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+// One step of the curve: the budget planner run with `budgetBytes`, its
+// schedule's simulated peak and cost. Rebuild the schedule with strategy
+// "budget" and StrategyParams::budgetBytes = budgetBytes.
+struct FrontierPoint {
+    std::int64_t budgetBytes = 0;
+    std::int64_t peakBytes = 0;
+    std::int64_t peakSavedBytes = 0; // saved internals held at the peak
+    double cost = 0;
+    std::string description; // the plan in words, as Schedule::description
+};
+
+// A named strategy on the same axes. Rebuild its schedule with
+// StrategyRegistry::builtin().get(strategy).makeSchedule(model, params).
+struct NamedPoint {
+    std::string label;    // "store-all", "per-layer checkpointing", "selective (attention core)"...
+    std::string strategy; // registry name
+    std::string options;  // its CLI options ("--every 1"), empty when none
+    StrategyParams params;
+    std::int64_t peakBytes = 0;
+    std::int64_t peakSavedBytes = 0;
+    double cost = 0;
+};
+
+struct FrontierOptions {
+    int samples = 48;      // budgets tried, evenly spaced from the minimum to store-all's peak
+    int memorySteps = 512; // the budget planner's discretization (StrategyParams::memorySteps)
+    bool namedPoints = true;
+    std::function<void(double)> progress; // fraction done, may be empty
+    std::function<bool()> cancelled;      // true: stop with Cancelled, may be empty
+};
+
+struct Frontier {
+    // Sorted by increasing peak, strictly decreasing cost: more memory never
+    // costs more compute. The last point has store-all's cost.
+    std::vector<FrontierPoint> curve;
+    std::vector<NamedPoint> named;
+    std::int64_t minimumBytes = 0;  // least peak the budget planner can plan for
+    std::int64_t storeAllBytes = 0; // store-all's peak: the end of the curve
+    double storeAllCost = 0;
+};
+
+// Throws InvalidArgument for models the budget planner cannot take (too large),
+// Cancelled when asked to stop.
+Frontier computeFrontier(const Model &model, const FrontierOptions &options = {});
+
+// The least cost on the curve at `peakBytes` (the staircase's value);
+// +infinity below the first point.
+double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes);
+
+} // namespace remat
