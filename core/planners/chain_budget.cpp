@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/planners/chain_exact.h"
+#include "core/planners/chain_recording.h"
 #include "core/planners/chain_split.h"
 #include "core/planners/chain_weights.h"
 #include "core/units.h"
@@ -159,6 +160,45 @@ std::string unitText(BudgetUnit unit, std::int64_t amount) {
     return {};
 }
 
+// Byte budgets on chains whose layers save internals: the recurrence of
+// chain_recording.h, which also chooses which runs record.
+ChainPlan planWithRecording(const Model &chain, const Weights &exact, const ChainBudget &budget,
+                            const PlanCallbacks &callbacks) {
+    const std::int64_t minimum = recordingMinimumPeak(exact);
+    if (budget.amount < minimum)
+        throw InvalidArgument("budget " + amountText(budget) + " is below the minimum feasible " +
+                              unitText(budget.unit, minimum) +
+                              " for this model (among schedules that keep checkpoints until their gradient)");
+    if (budget.memorySteps < 1)
+        throw InvalidArgument("memory steps must be >= 1, got " + std::to_string(budget.memorySteps));
+    const int n = exact.n;
+    const std::int64_t step = std::max<std::int64_t>(1, (budget.amount + budget.memorySteps - 1) / budget.memorySteps);
+    const Weights w = step == 1 ? exact : discretize(exact, step);
+    std::int64_t enough = 0;
+    for (int i = 0; i <= n; ++i)
+        enough += w.a[i] + w.b[i] + w.aWork[i] + w.bWork[i] + w.saved[i];
+    const int capacity = static_cast<int>(std::min(budget.amount / step, enough));
+    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
+    if (tableBytes > double(kMaxBudgetTableBytes))
+        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
+                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
+                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
+                            ". Use fewer memory steps or a shorter chain.");
+    ChainPlan plan;
+    auto computes = recordingChainPlan(chain, w, capacity, callbacks, &plan.checkpoints);
+    if (!computes)
+        throw InvalidArgument("budget " + amountText(budget) + " is within the rounding of " +
+                              std::to_string(capacity) + " memory steps of the minimum " +
+                              unitText(budget.unit, minimum) + "; give more memory or more memory steps");
+    plan.computes = std::move(*computes);
+    const std::string stepText =
+        step > 1 ? " in " + std::to_string(capacity) + " steps of " + formatBytes(step) : std::string();
+    plan.description = "budget " + amountText(budget) + stepText +
+                       ", optimal among schedules that keep checkpoints until their gradient, each run recording or "
+                       "discarding its layer's internals";
+    return plan;
+}
+
 } // namespace
 
 // Exact minimum peaks (over every schedule) are O(n^4); beyond this length
@@ -171,12 +211,16 @@ constexpr double kExactMaxTableBytes = 256.0 * 1024 * 1024;
 std::int64_t minimumFeasibleBudget(const Model &chain, BudgetUnit unit) {
     requireChainModel(chain);
     const Weights w = weightsFor(chain, unit);
+    if (w.hasSaved())
+        return recordingMinimumPeak(w);
     return w.n <= kExactPeakLayers ? exactMinimumPeak(w) : minimumPeak(w, {}).peak[pairIndex(0, w.n)];
 }
 
 ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const PlanCallbacks &callbacks) {
     requireChainModel(chain);
     const Weights exact = weightsFor(chain, budget.unit);
+    if (exact.hasSaved())
+        return planWithRecording(chain, exact, budget, callbacks);
     const int n = exact.n;
     const MinimumPeak least = minimumPeak(exact, callbacks);
     const bool exactPeak = n <= kExactPeakLayers;

@@ -16,6 +16,16 @@ struct Weights {
     int n = 0;
     bool slots = false;
     std::vector<std::int64_t> a, b, aWork, bWork; // by layer index 0..n
+    // Saved internals s_i of layer F_i (bytes only; 0 in nodes and slots,
+    // which count no saved internals). Consumed by b_{i-1}.
+    std::vector<std::int64_t> saved;
+
+    bool hasSaved() const {
+        for (auto x : saved)
+            if (x > 0)
+                return true;
+        return false;
+    }
 
     std::int64_t gradient(int t) const { return t < n ? b[t + 1] : 0; }
     // Computing b_s: a_s, the incoming gradient b_{s+1}, b_s and its workspace.
@@ -47,8 +57,10 @@ inline Weights weightsFor(const Model &chain, BudgetUnit unit) {
     w.b.resize(f);
     w.aWork.resize(f);
     w.bWork.resize(f);
+    w.saved.resize(f);
     for (int i = 0; i < f; ++i) {
         const bool bytes = unit == BudgetUnit::Bytes;
+        w.saved[i] = bytes ? chain.savedBytes(i) : 0;
         w.a[i] = bytes ? chain.bytes(chain.forwardNode(i)) : 1;
         w.b[i] = bytes ? chain.bytes(chain.backwardNode(i)) : 1;
         w.aWork[i] = bytes ? chain.workspace(chain.forwardNode(i)) : 0;
@@ -69,6 +81,7 @@ inline Weights discretize(const Weights &w, std::int64_t step) {
     up(d.b);
     up(d.aWork);
     up(d.bWork);
+    up(d.saved);
     return d;
 }
 
