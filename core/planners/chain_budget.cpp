@@ -71,20 +71,8 @@ public:
     void fill(const PlanCallbacks &callbacks) {
         const int n = w_.n;
         cost_.assign((pairIndex(n, n) + 1) * width_, kInfinity);
-        // Work of a segment grows with its length; report progress by it.
-        double total = 0, done = 0;
-        for (int len = 0; len <= n; ++len)
-            total += double(n - len + 1) * (len + 1);
-        for (int len = 0; len <= n; ++len) {
-            for (int s = 0; s + len <= n; ++s) {
-                if (callbacks.cancelled && callbacks.cancelled())
-                    throw Cancelled();
-                solve(s, s + len, &cost_[pairIndex(s, s + len) * width_], nullptr);
-            }
-            done += double(n - len + 1) * (len + 1);
-            if (callbacks.progress)
-                callbacks.progress(done / total);
-        }
+        forEachSegmentByLength(n, callbacks,
+                               [this](int s, int t) { solve(s, t, &cost_[pairIndex(s, t) * width_], nullptr); });
     }
 
     float at(int s, int t, int m) const { return cost_[pairIndex(s, t) * width_ + m]; }
@@ -160,6 +148,15 @@ std::string unitText(BudgetUnit unit, std::int64_t amount) {
     return {};
 }
 
+void requireTableFits(int n, int capacity) {
+    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
+    if (tableBytes > double(kMaxBudgetTableBytes))
+        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
+                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
+                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
+                            ". Use fewer memory steps or a shorter chain.");
+}
+
 // Byte budgets on chains whose layers save internals: the recurrence of
 // chain_recording.h, which also chooses which runs record.
 ChainPlan planWithRecording(const Model &chain, const Weights &exact, const ChainBudget &budget,
@@ -178,12 +175,7 @@ ChainPlan planWithRecording(const Model &chain, const Weights &exact, const Chai
     for (int i = 0; i <= n; ++i)
         enough += w.a[i] + w.b[i] + w.aWork[i] + w.bWork[i] + w.saved[i];
     const int capacity = static_cast<int>(std::min(budget.amount / step, enough));
-    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
-    if (tableBytes > double(kMaxBudgetTableBytes))
-        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
-                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
-                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
-                            ". Use fewer memory steps or a shorter chain.");
+    requireTableFits(n, capacity);
     ChainPlan plan;
     auto computes = recordingChainPlan(chain, w, capacity, callbacks, &plan.checkpoints);
     if (!computes)
@@ -243,12 +235,7 @@ ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const P
     for (int i = 0; i <= n; ++i)
         enough += w.a[i] + w.b[i] + w.aWork[i] + w.bWork[i];
     const int capacity = static_cast<int>(std::min(budget.amount / step, w.slots ? n + 1 : enough));
-    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
-    if (tableBytes > double(kMaxBudgetTableBytes))
-        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
-                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
-                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
-                            ". Use fewer memory steps or a shorter chain.");
+    requireTableFits(n, capacity);
 
     ChainPlan plan;
     const std::string stepText =

@@ -36,19 +36,8 @@ public:
     void fill(const PlanCallbacks &callbacks) {
         const int n = steps_.w.n;
         cost_.assign((pairIndex(n, n) + 1) * width_, kInfinity);
-        double total = 0, done = 0;
-        for (int len = 0; len <= n; ++len)
-            total += double(n - len + 1) * (len + 1);
-        for (int len = 0; len <= n; ++len) {
-            for (int s = 0; s + len <= n; ++s) {
-                if (callbacks.cancelled && callbacks.cancelled())
-                    throw Cancelled();
-                solve(s, s + len, &cost_[pairIndex(s, s + len) * width_], nullptr);
-            }
-            done += double(n - len + 1) * (len + 1);
-            if (callbacks.progress)
-                callbacks.progress(done / total);
-        }
+        forEachSegmentByLength(n, callbacks,
+                               [this](int s, int t) { solve(s, t, &cost_[pairIndex(s, t) * width_], nullptr); });
     }
 
     float at(int s, int t, int m) const { return cost_[pairIndex(s, t) * width_ + m]; }

@@ -1,6 +1,7 @@
 #pragma once
 // What each part of a chain plan weighs in a budget's unit, shared by the
 // chain planners' dynamic programs (internal to core/planners).
+#include "core/errors.h"
 #include "core/model.h"
 #include "core/planners/chain_budget.h"
 
@@ -88,6 +89,25 @@ inline Weights discretize(const Weights &w, std::int64_t step) {
 // Segments (s, t), s <= t <= n, numbered densely.
 inline std::size_t pairIndex(int s, int t) {
     return static_cast<std::size_t>(t) * (t + 1) / 2 + s;
+}
+
+// Calls solve(s, t) for every segment, shorter ones first (a segment's row
+// reads only shorter segments' rows), checking for cancel before each and
+// reporting progress by work done (a segment's work grows with its length).
+template <class Solve> void forEachSegmentByLength(int n, const PlanCallbacks &callbacks, Solve solve) {
+    double total = 0, done = 0;
+    for (int len = 0; len <= n; ++len)
+        total += double(n - len + 1) * (len + 1);
+    for (int len = 0; len <= n; ++len) {
+        for (int s = 0; s + len <= n; ++s) {
+            if (callbacks.cancelled && callbacks.cancelled())
+                throw Cancelled();
+            solve(s, s + len);
+        }
+        done += double(n - len + 1) * (len + 1);
+        if (callbacks.progress)
+            callbacks.progress(done / total);
+    }
 }
 
 } // namespace remat::planners
