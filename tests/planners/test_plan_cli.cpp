@@ -41,7 +41,7 @@ private slots:
         QTest::newRow("mlp nodes") << "mlp-uniform.json"
                                    << "7";
         QTest::newRow("resnet") << "resnet18-batch32.json"
-                                << "300MiB";
+                                << "500MiB"; // above the 386 MiB least peak (batch norm keeps its input)
         QTest::newRow("unet") << "unet-batch8.json"
                               << "1.3GiB";
     }
