@@ -64,7 +64,7 @@ struct Frontier {
     double storeAllCost = 0;
 };
 
-// Throws InvalidArgument for models the budget planner cannot take (too large),
+// Throws LimitExceeded for models the budget planner cannot take (too large),
 // Cancelled when asked to stop.
 Frontier computeFrontier(const Model &model, const FrontierOptions &options = {});
 
