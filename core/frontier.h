@@ -8,6 +8,7 @@
 // counted by the simulator. `remat plan --frontier` and the studio's
 // trade-off view show it; docs/planners.md explains it.
 #include "core/model.h"
+#include "core/schedule.h"
 #include "core/strategy.h"
 
 #include <cstdint>
@@ -17,11 +18,13 @@
 
 namespace remat {
 
-// One step of the curve: the budget planner run with `budgetBytes`, its
-// schedule's simulated peak and cost. Rebuild the schedule with strategy
-// "budget" and StrategyParams::budgetBytes = budgetBytes.
+// One step of the curve: a schedule's simulated peak and cost. Either the
+// budget planner run with `budgetBytes` (rebuild it with strategy "budget" and
+// StrategyParams::budgetBytes = budgetBytes), or a named strategy that no
+// budget plan beat (`label` names it: rebuild it from Frontier::named).
 struct FrontierPoint {
-    std::int64_t budgetBytes = 0;
+    std::int64_t budgetBytes = 0; // 0 when the point is a named strategy
+    std::string label;            // empty for budget plans
     std::int64_t peakBytes = 0;
     std::int64_t peakSavedBytes = 0; // saved internals held at the peak
     double cost = 0;
@@ -35,6 +38,7 @@ struct NamedPoint {
     std::string strategy; // registry name
     std::string options;  // its CLI options ("--every 1"), empty when none
     StrategyParams params;
+    Schedule schedule; // as counted (the selective plan is not a registry strategy: use this)
     std::int64_t peakBytes = 0;
     std::int64_t peakSavedBytes = 0;
     double cost = 0;
@@ -49,8 +53,10 @@ struct FrontierOptions {
 };
 
 struct Frontier {
-    // Sorted by increasing peak, strictly decreasing cost: more memory never
-    // costs more compute. The last point has store-all's cost.
+    // The Pareto front of every schedule counted (the budget sweep and the
+    // named strategies): sorted by increasing peak, strictly decreasing cost,
+    // so more memory never costs more compute. The last point has
+    // store-all's cost.
     std::vector<FrontierPoint> curve;
     std::vector<NamedPoint> named;
     std::int64_t minimumBytes = 0;  // least peak the budget planner can plan for
@@ -58,7 +64,7 @@ struct Frontier {
     double storeAllCost = 0;
 };
 
-// Throws InvalidArgument for models the budget planner cannot take (too large),
+// Throws LimitExceeded for models the budget planner cannot take (too large),
 // Cancelled when asked to stop.
 Frontier computeFrontier(const Model &model, const FrontierOptions &options = {});
 

@@ -46,11 +46,15 @@ struct PlanOptions {
     std::string modelFile;
     std::string budget;
     std::string memorySteps;
+    bool frontier = false; // the trade-off curve instead of one budget
+    std::string samples;   // --frontier: budgets tried
     Format format = Format::Table;
 };
 
 void runSimulate(const SimulateOptions &options, std::ostream &out);
 void runPlan(const PlanOptions &options, std::ostream &out);
+// `remat plan --frontier` (app/cli/frontier_command.cpp).
+void runFrontier(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
 // Parses them for a model of `layers` layers.

@@ -138,13 +138,19 @@ int main(int argc, char **argv) {
     PlanOptions plan;
     auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file within a memory budget");
     planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)")->required();
-    planCmd
-        ->add_option("--budget", plan.budget, "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12)")
-        ->required();
+    planCmd->add_option("--budget", plan.budget,
+                        "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12); required unless "
+                        "--frontier");
+    planCmd->add_flag("--frontier", plan.frontier,
+                      "The trade-off curve: least compute for every peak from the minimum to store-all's, with "
+                      "store-all, periodic, revolve, per-layer checkpointing (and selective recomputation on "
+                      "op-level transformer blocks) as points; --csv or --json for the data");
+    planCmd->add_option("--samples", plan.samples, "--frontier: budgets tried, 2 to 1000 (default 48)");
     planCmd->add_option("--memory-steps", plan.memorySteps,
                         "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");
-    addOutputFlags(planCmd, plan.format, false);
-    planCmd->footer("Example:\n  remat plan --model resources/models/vgg16-batch32.json --budget 2GiB");
+    addOutputFlags(planCmd, plan.format);
+    planCmd->footer("Example:\n  remat plan --model resources/models/vgg16-batch32.json --budget 2GiB\n"
+                    "  remat plan --model resources/models/gpt2-small.json --frontier --csv");
 
     try {
         app.parse(argc, argv);

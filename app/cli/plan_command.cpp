@@ -31,8 +31,15 @@ std::string signedPercent(double fraction) {
 void runPlan(const PlanOptions &options, std::ostream &out) {
     if (options.modelFile.empty())
         throw InvalidArgument("plan needs --model FILE (see docs/model-format.md)");
+    if (options.frontier)
+        return runFrontier(options, out);
+    if (!options.samples.empty())
+        throw InvalidArgument("--samples applies to --frontier only");
+    if (options.format == Format::Csv)
+        throw InvalidArgument("plan prints CSV with --frontier only; use --json for one budget");
     if (options.budget.empty())
-        throw InvalidArgument("plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes)");
+        throw InvalidArgument(
+            "plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes), or --frontier for every budget");
     const ModelFile file = loadModelFile(options.modelFile);
     const Model &model = file.model;
     StrategyParams params;

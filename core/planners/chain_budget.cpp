@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/planners/chain_exact.h"
+#include "core/planners/chain_recording.h"
 #include "core/planners/chain_split.h"
 #include "core/planners/chain_weights.h"
 #include "core/units.h"
@@ -70,20 +71,8 @@ public:
     void fill(const PlanCallbacks &callbacks) {
         const int n = w_.n;
         cost_.assign((pairIndex(n, n) + 1) * width_, kInfinity);
-        // Work of a segment grows with its length; report progress by it.
-        double total = 0, done = 0;
-        for (int len = 0; len <= n; ++len)
-            total += double(n - len + 1) * (len + 1);
-        for (int len = 0; len <= n; ++len) {
-            for (int s = 0; s + len <= n; ++s) {
-                if (callbacks.cancelled && callbacks.cancelled())
-                    throw Cancelled();
-                solve(s, s + len, &cost_[pairIndex(s, s + len) * width_], nullptr);
-            }
-            done += double(n - len + 1) * (len + 1);
-            if (callbacks.progress)
-                callbacks.progress(done / total);
-        }
+        forEachSegmentByLength(n, callbacks,
+                               [this](int s, int t) { solve(s, t, &cost_[pairIndex(s, t) * width_], nullptr); });
     }
 
     float at(int s, int t, int m) const { return cost_[pairIndex(s, t) * width_ + m]; }
@@ -159,6 +148,49 @@ std::string unitText(BudgetUnit unit, std::int64_t amount) {
     return {};
 }
 
+void requireTableFits(int n, int capacity) {
+    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
+    if (tableBytes > double(kMaxBudgetTableBytes))
+        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
+                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
+                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
+                            ". Use fewer memory steps or a shorter chain.");
+}
+
+// Byte budgets on chains whose layers save internals: the recurrence of
+// chain_recording.h, which also chooses which runs record.
+ChainPlan planWithRecording(const Model &chain, const Weights &exact, const ChainBudget &budget,
+                            const PlanCallbacks &callbacks) {
+    const std::int64_t minimum = recordingMinimumPeak(exact);
+    if (budget.amount < minimum)
+        throw InvalidArgument("budget " + amountText(budget) + " is below the minimum feasible " +
+                              unitText(budget.unit, minimum) +
+                              " for this model (among schedules that keep checkpoints until their gradient)");
+    if (budget.memorySteps < 1)
+        throw InvalidArgument("memory steps must be >= 1, got " + std::to_string(budget.memorySteps));
+    const int n = exact.n;
+    const std::int64_t step = std::max<std::int64_t>(1, (budget.amount + budget.memorySteps - 1) / budget.memorySteps);
+    const Weights w = step == 1 ? exact : discretize(exact, step);
+    std::int64_t enough = 0;
+    for (int i = 0; i <= n; ++i)
+        enough += w.a[i] + w.b[i] + w.aWork[i] + w.bWork[i] + w.saved[i];
+    const int capacity = static_cast<int>(std::min(budget.amount / step, enough));
+    requireTableFits(n, capacity);
+    ChainPlan plan;
+    auto computes = recordingChainPlan(chain, w, capacity, callbacks, &plan.checkpoints);
+    if (!computes)
+        throw InvalidArgument("budget " + amountText(budget) + " is within the rounding of " +
+                              std::to_string(capacity) + " memory steps of the minimum " +
+                              unitText(budget.unit, minimum) + "; give more memory or more memory steps");
+    plan.computes = std::move(*computes);
+    const std::string stepText =
+        step > 1 ? " in " + std::to_string(capacity) + " steps of " + formatBytes(step) : std::string();
+    plan.description = "budget " + amountText(budget) + stepText +
+                       ", optimal among schedules that keep checkpoints until their gradient, each run recording or "
+                       "discarding its layer's internals";
+    return plan;
+}
+
 } // namespace
 
 // Exact minimum peaks (over every schedule) are O(n^4); beyond this length
@@ -171,12 +203,16 @@ constexpr double kExactMaxTableBytes = 256.0 * 1024 * 1024;
 std::int64_t minimumFeasibleBudget(const Model &chain, BudgetUnit unit) {
     requireChainModel(chain);
     const Weights w = weightsFor(chain, unit);
+    if (w.hasSaved())
+        return recordingMinimumPeak(w);
     return w.n <= kExactPeakLayers ? exactMinimumPeak(w) : minimumPeak(w, {}).peak[pairIndex(0, w.n)];
 }
 
 ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const PlanCallbacks &callbacks) {
     requireChainModel(chain);
     const Weights exact = weightsFor(chain, budget.unit);
+    if (exact.hasSaved())
+        return planWithRecording(chain, exact, budget, callbacks);
     const int n = exact.n;
     const MinimumPeak least = minimumPeak(exact, callbacks);
     const bool exactPeak = n <= kExactPeakLayers;
@@ -199,12 +235,7 @@ ChainPlan planChainBudget(const Model &chain, const ChainBudget &budget, const P
     for (int i = 0; i <= n; ++i)
         enough += w.a[i] + w.b[i] + w.aWork[i] + w.bWork[i];
     const int capacity = static_cast<int>(std::min(budget.amount / step, w.slots ? n + 1 : enough));
-    const double tableBytes = double(pairIndex(n, n) + 1) * (capacity + 1) * sizeof(float);
-    if (tableBytes > double(kMaxBudgetTableBytes))
-        throw LimitExceeded("the budget planner would need " + formatBytes(static_cast<std::int64_t>(tableBytes)) +
-                            " of tables for n = " + std::to_string(n) + " and " + std::to_string(capacity) +
-                            " memory steps; the limit is " + formatBytes(kMaxBudgetTableBytes) +
-                            ". Use fewer memory steps or a shorter chain.");
+    requireTableFits(n, capacity);
 
     ChainPlan plan;
     const std::string stepText =

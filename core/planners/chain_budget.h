@@ -8,6 +8,7 @@
 // keep-until-gradient recurrence in chain_budget.cpp. docs/planners.md has
 // both, the discretization and its error bound.
 #include "core/model.h"
+#include "core/schedule.h"
 
 #include <cstdint>
 #include <functional>
@@ -33,7 +34,10 @@ struct ChainBudget {
 };
 
 struct ChainPlan {
-    std::vector<NodeId> order;    // compute order; insertFrees adds the frees
+    std::vector<NodeId> order; // compute order; insertFrees adds the frees
+    // Instead of `order` when the plan chooses which runs record (byte budgets
+    // on chains whose layers save internals): insertFrees(model, computes).
+    std::vector<Op> computes;
     std::vector<int> checkpoints; // kept by the first forward sweep
     std::string description;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // What each part of a chain plan weighs in a budget's unit, shared by the
 // chain planners' dynamic programs (internal to core/planners).
+#include "core/errors.h"
 #include "core/model.h"
 #include "core/planners/chain_budget.h"
 
@@ -16,6 +17,16 @@ struct Weights {
     int n = 0;
     bool slots = false;
     std::vector<std::int64_t> a, b, aWork, bWork; // by layer index 0..n
+    // Saved internals s_i of layer F_i (bytes only; 0 in nodes and slots,
+    // which count no saved internals). Consumed by b_{i-1}.
+    std::vector<std::int64_t> saved;
+
+    bool hasSaved() const {
+        for (auto x : saved)
+            if (x > 0)
+                return true;
+        return false;
+    }
 
     std::int64_t gradient(int t) const { return t < n ? b[t + 1] : 0; }
     // Computing b_s: a_s, the incoming gradient b_{s+1}, b_s and its workspace.
@@ -47,8 +58,10 @@ inline Weights weightsFor(const Model &chain, BudgetUnit unit) {
     w.b.resize(f);
     w.aWork.resize(f);
     w.bWork.resize(f);
+    w.saved.resize(f);
     for (int i = 0; i < f; ++i) {
         const bool bytes = unit == BudgetUnit::Bytes;
+        w.saved[i] = bytes ? chain.savedBytes(i) : 0;
         w.a[i] = bytes ? chain.bytes(chain.forwardNode(i)) : 1;
         w.b[i] = bytes ? chain.bytes(chain.backwardNode(i)) : 1;
         w.aWork[i] = bytes ? chain.workspace(chain.forwardNode(i)) : 0;
@@ -69,12 +82,32 @@ inline Weights discretize(const Weights &w, std::int64_t step) {
     up(d.b);
     up(d.aWork);
     up(d.bWork);
+    up(d.saved);
     return d;
 }
 
 // Segments (s, t), s <= t <= n, numbered densely.
 inline std::size_t pairIndex(int s, int t) {
     return static_cast<std::size_t>(t) * (t + 1) / 2 + s;
+}
+
+// Calls solve(s, t) for every segment, shorter ones first (a segment's row
+// reads only shorter segments' rows), checking for cancel before each and
+// reporting progress by work done (a segment's work grows with its length).
+template <class Solve> void forEachSegmentByLength(int n, const PlanCallbacks &callbacks, Solve solve) {
+    double total = 0, done = 0;
+    for (int len = 0; len <= n; ++len)
+        total += double(n - len + 1) * (len + 1);
+    for (int len = 0; len <= n; ++len) {
+        for (int s = 0; s + len <= n; ++s) {
+            if (callbacks.cancelled && callbacks.cancelled())
+                throw Cancelled();
+            solve(s, s + len);
+        }
+        done += double(n - len + 1) * (len + 1);
+        if (callbacks.progress)
+            callbacks.progress(done / total);
+    }
 }
 
 } // namespace remat::planners

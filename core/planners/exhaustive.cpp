@@ -12,9 +12,10 @@ namespace remat::planners {
 namespace {
 
 struct State {
-    std::uint32_t resident; // bit x: node x resident
-    std::uint32_t done;     // bit i: b_i computed
-    std::uint64_t key() const { return (std::uint64_t{done} << 32) | resident; }
+    std::uint32_t resident;  // bit x: node x resident
+    std::uint32_t done;      // bit i: b_i computed
+    std::uint32_t saved = 0; // bit i: the internals s_i of layer F_i held
+    std::uint64_t key() const { return (std::uint64_t{saved} << 48) | (std::uint64_t{done} << 32) | resident; }
 };
 
 struct Visit {
@@ -33,10 +34,15 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     const int nodes = model.nodeCount();
     auto weight = [&](NodeId x) { return measure == Measure::Bytes ? model.bytes(x) : std::int64_t{1}; };
     auto workspace = [&](NodeId x) { return measure == Measure::Bytes ? model.workspace(x) : std::int64_t{0}; };
-    std::vector<std::uint32_t> readMask(nodes, 0);
-    for (int x = 0; x < nodes; ++x)
+    std::vector<std::uint32_t> readMask(nodes, 0), savedReadMask(nodes, 0);
+    for (int x = 0; x < nodes; ++x) {
         for (NodeId r : model.reads(static_cast<NodeId>(x)))
             readMask[x] |= 1u << r;
+        for (int c : model.savedReads(static_cast<NodeId>(x)))
+            savedReadMask[x] |= 1u << c;
+    }
+    // Saved internals weigh their bytes; they are not nodes.
+    auto savedWeight = [&](int i) { return measure == Measure::Bytes ? model.savedBytes(i) : std::int64_t{0}; };
     const std::uint32_t allDone = (f == 32 ? 0u : (1u << f)) - 1;
     const NodeId inputGradient = model.inputGradient();
 
@@ -70,7 +76,8 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     while (!frontier.empty()) {
         const std::uint64_t key = frontier.top().second;
         frontier.pop();
-        const State s{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
+        const State s{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32 & 0xffffu),
+                      static_cast<std::uint32_t>(key >> 48)};
         const double cost = best[key].cost;
         if (closed.count(key))
             continue;
@@ -83,6 +90,9 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
         for (int x = 0; x < nodes; ++x)
             if (s.resident >> x & 1u)
                 resident += weight(static_cast<NodeId>(x));
+        for (int i = 0; i < f; ++i)
+            if (s.saved >> i & 1u)
+                resident += savedWeight(i);
         auto relax = [&](State next, double c, Op op) {
             auto [it, fresh] = best.try_emplace(next.key(), Visit{c, key, op});
             if (!fresh && c >= it->second.cost)
@@ -90,13 +100,25 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
             it->second = {c, key, op};
             frontier.push({c + remaining(next), next.key()});
         };
+        for (int i = 1; i < f; ++i) {
+            const std::uint32_t bit = 1u << i;
+            if (s.saved & bit) {
+                relax({s.resident, s.done, s.saved & ~bit}, cost, Op::freeSaved(model.forwardNode(i)));
+                continue;
+            }
+            // A recording run of F_i, also while a_i is resident (re-run only to record).
+            const NodeId a = model.forwardNode(i);
+            if (savedWeight(i) > 0 && (s.resident & readMask[a]) == readMask[a] &&
+                resident + ((s.resident >> a & 1u) ? 0 : weight(a)) + savedWeight(i) + workspace(a) <= budget)
+                relax({s.resident | 1u << a, s.done, s.saved | bit}, cost + model.cost(a), Op::record(a));
+        }
         for (int x = 0; x < nodes; ++x) {
             const NodeId id = static_cast<NodeId>(x);
             const std::uint32_t bit = 1u << x;
             if (s.resident & bit) {
                 // Free anything but the pinned a_0 and b_0.
                 if (id != model.inputNode() && id != inputGradient)
-                    relax({s.resident & ~bit, s.done}, cost, Op::free(id));
+                    relax({s.resident & ~bit, s.done, s.saved}, cost, Op::free(id));
                 continue;
             }
             if (id == model.inputNode())
@@ -104,11 +126,11 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
             const bool backward = model.isBackward(id);
             if (backward && (s.done >> model.indexOf(id) & 1u))
                 continue;
-            if ((s.resident & readMask[x]) != readMask[x])
+            if ((s.resident & readMask[x]) != readMask[x] || (s.saved & savedReadMask[x]) != savedReadMask[x])
                 continue;
             if (resident + weight(id) + workspace(id) > budget)
                 continue;
-            State next{s.resident | bit, s.done};
+            State next{s.resident | bit, s.done, s.saved};
             if (backward)
                 next.done |= 1u << model.indexOf(id);
             relax(next, cost + model.cost(id), Op::compute(id));

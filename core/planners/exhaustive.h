@@ -1,7 +1,8 @@
 #pragma once
 // Exhaustive search over every schedule of a small model: shortest path
 // (A* on cost, with a lower bound that never overestimates) over the states "which nodes are resident, which
-// gradients are done", with every compute and every free the rules of
+// gradients are done, which layers' saved internals are held", with every
+// compute (discarding or recording), every free and free-saved the rules of
 // docs/model.md allow and the simulator's memory rule (resident bytes, output
 // included, plus the op's workspace) checked against the budget. It knows
 // nothing of split plans or checkpoints, so it is the independent referee for

@@ -67,7 +67,8 @@ protected:
         if (model.isChain()) {
             planners::ChainPlan plan = planners::planChainBudget(model, budget, callbacks);
             s.description = std::move(plan.description);
-            s.ops = insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints));
+            s.ops = plan.computes.empty() ? insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints))
+                                          : insertFrees(model, plan.computes);
         } else {
             planners::DagPlan plan = planners::planDagBudget(model, budget.unit, budget.amount, callbacks);
             s.description = std::move(plan.description);

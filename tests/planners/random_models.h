@@ -31,6 +31,20 @@ inline Model randomChain(int n, unsigned seed) {
     return Model::fromForward(std::move(specs));
 }
 
+// A chain whose layers also save internals for their backward (0 to 6 bytes
+// each, some none), as transformer layers do.
+inline Model randomChainWithSaved(int n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> saved(0, 6);
+    std::vector<ForwardSpec> specs;
+    specs.push_back(randomSpec(rng, {}));
+    for (int i = 1; i <= n; ++i) {
+        specs.push_back(randomSpec(rng, {i - 1}));
+        specs.back().savedBytes = saved(rng);
+    }
+    return Model::fromForward(std::move(specs));
+}
+
 // A DAG: every node reads its predecessor, and sometimes one earlier node too
 // (a skip connection).
 inline Model randomGraph(int n, unsigned seed) {

@@ -11,6 +11,7 @@
 #include "core/strategy_registry.h"
 
 #include <QTest>
+#include <limits>
 
 using namespace remat;
 
@@ -22,6 +23,23 @@ Schedule planBudget(const Model &model, StrategyParams p) {
 
 std::int64_t storeAllPeakBytes(const Model &model) {
     return Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {})).peakBytes;
+}
+
+// Plans `budget`; checks that the plan and the exhaustive referee's schedule
+// fit it as the simulator counts, and that the referee's cost is its
+// schedule's. Returns the two costs (check QTest::currentTestFailed()).
+void plannerAndReferee(const Model &model, std::int64_t budget, double &planned, double &best) {
+    StrategyParams p;
+    p.budgetBytes = budget;
+    const Summary s = Simulator::summarize(model, planBudget(model, p));
+    QVERIFY2(s.peakBytes <= budget, qPrintable(QString("peak %1 > budget %2").arg(s.peakBytes).arg(budget)));
+    const auto referee = planners::cheapestSchedule(model, budget);
+    QVERIFY(referee.has_value());
+    const Summary counted = Simulator::summarize(model, referee->schedule);
+    QCOMPARE(counted.cost, referee->cost);
+    QVERIFY(counted.peakBytes <= budget);
+    planned = s.cost;
+    best = referee->cost;
 }
 
 } // namespace
@@ -45,21 +63,80 @@ private slots:
         QVERIFY(!planners::cheapestSchedule(model, minimum - 1).has_value());
         const std::int64_t top = storeAllPeakBytes(model);
         for (std::int64_t budget : {minimum, minimum + 1, minimum + 3, (minimum + top) / 2, top}) {
-            StrategyParams p;
-            p.budgetBytes = budget;
-            const Schedule plan = planBudget(model, p);
-            const Summary s = Simulator::summarize(model, plan);
-            QVERIFY2(s.peakBytes <= budget, qPrintable(QString("peak %1 > budget %2").arg(s.peakBytes).arg(budget)));
-            const auto best = planners::cheapestSchedule(model, budget);
-            QVERIFY(best.has_value());
-            // The referee's own schedule is valid and counted alike.
-            const Summary referee = Simulator::summarize(model, best->schedule);
-            QCOMPARE(referee.cost, best->cost);
-            QVERIFY(referee.peakBytes <= budget);
-            QVERIFY2(
-                s.cost <= best->cost + 1e-9,
-                qPrintable(QString("budget %1: planner %2, exhaustive %3").arg(budget).arg(s.cost).arg(best->cost)));
+            double planned = 0, best = 0;
+            plannerAndReferee(model, budget, planned, best);
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY2(planned <= best + 1e-9,
+                     qPrintable(QString("budget %1: planner %2, exhaustive %3").arg(budget).arg(planned).arg(best)));
         }
+    }
+
+    // Layers that save internals: the planner chooses which runs record. Its
+    // plans fit the budget as the simulator counts it, and the referee, which
+    // also explores recording, discarding and freeing saved internals, finds
+    // none cheaper (the planner is optimal among keep-until-gradient plans,
+    // the class it searches; the count of ties is reported).
+    void recordingAgainstExhaustiveSearch_data() {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<unsigned>("seed");
+        for (unsigned seed = 1; seed <= 16; ++seed)
+            QTest::addRow("n=%d seed=%u", 2 + int(seed % 5), seed) << 2 + int(seed % 5) << seed;
+    }
+    void recordingAgainstExhaustiveSearch() {
+        QFETCH(int, n);
+        QFETCH(unsigned, seed);
+        const Model model = test::randomChainWithSaved(n, seed);
+        const std::int64_t minimum = planners::minimumFeasibleBudget(model, planners::BudgetUnit::Bytes);
+        const std::int64_t top = storeAllPeakBytes(model);
+        int ties = 0, budgets = 0;
+        for (std::int64_t budget : {minimum, minimum + 1, minimum + 3, (minimum + top) / 2, top}) {
+            double planned = 0, best = 0;
+            plannerAndReferee(model, budget, planned, best);
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY2(planned >= best - 1e-9, "the referee searches every schedule");
+            ties += planned <= best + 1e-9 ? 1 : 0;
+            ++budgets;
+        }
+        qInfo("n = %d: planner equals exhaustive search at %d of %d budgets", n, ties, budgets);
+        // With every byte of memory store-all needs, both find store-all's cost.
+        QVERIFY(ties >= 1);
+    }
+
+    // The chain: 24 layers, 1 MiB outputs, 17 MiB saved internals. At
+    // any budget from per-layer checkpointing's peak up, the plan is never
+    // costlier than per-layer checkpointing (periodic --every 1).
+    void neverCostlierThanPerLayerCheckpointing() {
+        ChainSpec spec;
+        spec.nodeBytes = 1 << 20;
+        spec.savedBytes = 17 << 20;
+        const Model model = Model::chain(24, spec);
+        StrategyParams everyLayer;
+        everyLayer.every = 1;
+        const Summary perLayer =
+            Simulator::summarize(model, StrategyRegistry::builtin().get("periodic").makeSchedule(model, everyLayer));
+        const std::int64_t top = storeAllPeakBytes(model);
+        QVERIFY(top > 24 * (18 << 20));
+        QVERIFY(perLayer.peakBytes <= 26 * (1 << 20) + (17 << 20));
+        double previous = std::numeric_limits<double>::infinity();
+        for (int k = 0; k <= 16; ++k) {
+            StrategyParams p;
+            // Whole MiB with 1 MiB memory steps: no rounding (docs/planners.md).
+            const std::int64_t MiB = 1 << 20;
+            p.budgetBytes = (perLayer.peakBytes + (top - perLayer.peakBytes) * k / 16) / MiB * MiB;
+            p.memorySteps = static_cast<int>(*p.budgetBytes / MiB);
+            const Summary s = Simulator::summarize(model, planBudget(model, p));
+            QVERIFY(s.peakBytes <= *p.budgetBytes);
+            QVERIFY2(
+                s.cost <= perLayer.cost,
+                qPrintable(QString("budget %1: %2 > per-layer %3").arg(*p.budgetBytes).arg(s.cost).arg(perLayer.cost)));
+            QVERIFY(s.cost <= previous); // more memory never costs more
+            previous = s.cost;
+        }
+        QCOMPARE(
+            previous,
+            Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {})).cost);
     }
 
     // Plans that keep every checkpoint until its gradient (Beaumont et al.'s

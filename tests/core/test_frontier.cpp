@@ -1,0 +1,117 @@
+// The trade-off curve (core/frontier.h): least compute for every peak, with
+// the named strategies on the same axes. Every point is a counted schedule.
+#include "core/errors.h"
+#include "core/frontier.h"
+#include "core/model_io.h"
+#include "core/simulator.h"
+#include "core/strategy_registry.h"
+
+#include <QTest>
+#include <limits>
+
+using namespace remat;
+
+namespace {
+
+std::string examplePath(const char *name) {
+    return std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + name;
+}
+
+Model chainWithInternals(int n, std::int64_t output, std::int64_t saved) {
+    ChainSpec spec;
+    spec.nodeBytes = output;
+    spec.savedBytes = saved;
+    return Model::chain(n, spec);
+}
+
+} // namespace
+
+class FrontierTest : public QObject {
+    Q_OBJECT
+private slots:
+    void curveIsMonotoneAndEndsAtStoreAll_data() {
+        QTest::addColumn<QString>("file"); // empty: the chain of 24 layers, 1 MiB out, 17 MiB saved
+        QTest::newRow("24-layer chain with internals") << QString();
+        QTest::newRow("abstract chain") << QString("mlp-uniform.json");
+        QTest::newRow("gpt2 blocks") << QString("gpt2-small.json");
+        QTest::newRow("gpt2 block ops") << QString("gpt2-block-ops.json");
+        QTest::newRow("roberta") << QString("roberta-base-seq512.json");
+        QTest::newRow("resnet18") << QString("resnet18-batch32.json");
+    }
+    void curveIsMonotoneAndEndsAtStoreAll() {
+        QFETCH(QString, file);
+        const Model model = file.isEmpty() ? chainWithInternals(24, 1 << 20, 17 << 20)
+                                           : loadModelFile(examplePath(qPrintable(file))).model;
+        FrontierOptions options;
+        options.samples = 12;
+        const Frontier f = computeFrontier(model, options);
+        const Summary storeAll =
+            Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}));
+        QVERIFY(!f.curve.empty());
+        QCOMPARE(f.storeAllBytes, storeAll.peakBytes);
+        QCOMPARE(f.curve.back().cost, storeAll.cost);
+        QVERIFY(f.curve.back().peakBytes <= storeAll.peakBytes);
+        QCOMPARE(f.minimumBytes, f.curve.front().peakBytes);
+        for (std::size_t k = 1; k < f.curve.size(); ++k) {
+            QVERIFY2(f.curve[k].peakBytes > f.curve[k - 1].peakBytes, "peaks increase along the curve");
+            QVERIFY2(f.curve[k].cost < f.curve[k - 1].cost, "more memory never costs more compute");
+        }
+        // Every named strategy lies on or above the curve at its own peak.
+        QVERIFY(f.named.size() >= 3);
+        for (const NamedPoint &p : f.named) {
+            QVERIFY2(frontierCostAt(f, p.peakBytes) <= p.cost * (1 + 1e-12), p.label.c_str());
+            // Its schedule is the one counted.
+            const Summary s = Simulator::summarize(model, p.schedule);
+            QCOMPARE(s.peakBytes, p.peakBytes);
+            QCOMPARE(s.cost, p.cost);
+        }
+        // Budget points rebuild from their budget to the same counted schedule.
+        for (const FrontierPoint &p : f.curve) {
+            if (!p.label.empty())
+                continue;
+            StrategyParams params;
+            params.budgetBytes = p.budgetBytes;
+            params.memorySteps = options.memorySteps;
+            const Summary s =
+                Simulator::summarize(model, StrategyRegistry::builtin().get("budget").makeSchedule(model, params));
+            QCOMPARE(s.peakBytes, p.peakBytes);
+            QCOMPARE(s.cost, p.cost);
+        }
+        QCOMPARE(frontierCostAt(f, f.curve.front().peakBytes - 1), std::numeric_limits<double>::infinity());
+    }
+
+    // The op-level GPT-2 block names Megatron's selective recomputation; it
+    // keeps everything but the attention core, so it needs less memory than
+    // store-all and less compute than recomputing whole segments (auto).
+    void selectiveRecomputationOnTheOpLevelBlock() {
+        const Model model = loadModelFile(examplePath("gpt2-block-ops.json")).model;
+        FrontierOptions options;
+        options.samples = 4;
+        const Frontier f = computeFrontier(model, options);
+        const NamedPoint *selective = nullptr, *autoPlan = nullptr;
+        for (const auto &p : f.named) {
+            if (p.label.find("selective") != std::string::npos)
+                selective = &p;
+            if (p.label == "auto")
+                autoPlan = &p;
+        }
+        QVERIFY(selective && autoPlan);
+        QVERIFY(selective->peakBytes < f.storeAllBytes);
+        QVERIFY(selective->cost < autoPlan->cost);
+        // Only the scores and softmax run twice: their forward cost is the whole overhead.
+        const Summary s = Simulator::summarize(model, selective->schedule);
+        QCOMPARE(s.recomputations, std::int64_t(2));
+        QVERIFY(!selective->schedule.checkpoints.empty());
+        for (int c : selective->schedule.checkpoints)
+            QVERIFY2(model.label(c) != "scores" && model.label(c) != "softmax", model.label(c).c_str());
+    }
+
+    void cancelStops() {
+        FrontierOptions options;
+        options.cancelled = [] { return true; };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, computeFrontier(chainWithInternals(8, 1, 3), options));
+    }
+};
+
+QTEST_GUILESS_MAIN(FrontierTest)
+#include "test_frontier.moc"
