@@ -54,7 +54,7 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         doc["model"] = modelJson(model);
         doc["model"]["file"] = options.modelFile;
         doc["model"]["name"] = file.name;
-        doc["model"]["cost_unit"] = file.costUnit;
+        doc["model"]["cost_unit"] = file.model.costUnit();
         doc["store_all"] = {{"peak_bytes", f.storeAllBytes}, {"cost", numberJson(f.storeAllCost)}};
         doc["minimum_bytes"] = f.minimumBytes;
         doc["curve"] = nlohmann::ordered_json::array();
@@ -92,7 +92,7 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
     case Format::Table:
         break;
     }
-    const std::string unit = file.costUnit.empty() ? "" : " " + file.costUnit;
+    const std::string unit = file.model.costUnit().empty() ? "" : " " + file.model.costUnit();
     out << "model " << (file.name.empty() ? options.modelFile : file.name) << " (" << options.modelFile
         << "): " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
         << "\n";
