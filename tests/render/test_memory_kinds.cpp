@@ -49,7 +49,7 @@ private slots:
         if (every > 0)
             params.every = every;
         if (strategy == "budget")
-            params.budgetBytes = 12 << 20;
+            params.budgetBytes = 16 << 20; // above the plan's minimum, 13.5 MiB
         const auto timeline = testing::replayOn(model, strategy.toStdString(), params);
         const Summary summary = Simulator::summarize(*model, timeline->schedule());
         const MemoryBreakdown breakdown(*timeline);
