@@ -124,12 +124,13 @@ bool MeasureDialog::start() {
     status_->setText(tr("Measuring %1 strategies on %2\u2026").arg(configs_.size()).arg(backend_->currentText()));
     auto stop = stop_;
     auto done = done_;
-    watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done]() -> Outcome {
+    watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done,
+                                          model = paneModel_]() -> Outcome {
         try {
             return {measurePanes(
                         configs, layers, settings,
                         [done](double fraction) { done->store(static_cast<int>(fraction * 1000)); },
-                        [stop] { return stop->load(); }),
+                        [stop] { return stop->load(); }, model.get()),
                     false,
                     {}};
         } catch (const Cancelled &) {
@@ -170,15 +171,26 @@ void MeasureDialog::showReport(const MeasureReport &report) {
     for (std::size_t i = 0; i < report.panes.size(); ++i)
         for (const QString &p : measureProblems(report.panes[i]))
             problems << tr("%1: %2").arg(QString::fromStdString(report.panes[i].strategy), p);
-    const QString where = tr("%1, n = %2, width %3, batch %4")
-                              .arg(QString::fromStdString(report.device))
-                              .arg(report.shape.layers)
-                              .arg(report.shape.width)
-                              .arg(report.shape.batch);
-    status_->setText(
-        problems.isEmpty()
-            ? tr("Measured on %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
-            : tr("ERROR on %1:\n%2").arg(where, problems.join(QStringLiteral("\n"))));
+    const QString where =
+        tr("%1 on %2").arg(QString::fromStdString(report.network), QString::fromStdString(report.device));
+    // Measured time beside the predicted overhead, pane by pane.
+    QStringList times;
+    for (const MeasuredPane &pane : report.panes)
+        if (pane.ok() && pane.timeVsStoreAll > 0)
+            times << tr("%1: %2 ms a step, %3\u00D7 store-all's time (predicted compute %4\u00D7)")
+                         .arg(QString::fromStdString(pane.strategy))
+                         .arg(pane.secondsPerStep * 1e3, 0, 'f', 1)
+                         .arg(pane.timeVsStoreAll, 0, 'f', 2)
+                         .arg(pane.predictedCostVsStoreAll, 0, 'f', 2);
+    QString text = problems.isEmpty()
+                       ? tr("Measured %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
+                       : tr("ERROR measuring %1:\n%2").arg(where, problems.join(QStringLiteral("\n")));
+    if (!report.ranPaneModel)
+        text += tr("\nThis is not the opened model: the executor runs remat's tanh MLP and transformer networks "
+                   "only, so these results stay here and are not put beside the model's rows.");
+    if (!times.isEmpty())
+        text += QStringLiteral("\n") + times.join(QStringLiteral("\n"));
+    status_->setText(text);
     QPalette pal = status_->palette();
     pal.setColor(QPalette::WindowText,
                  problems.isEmpty() ? palette().color(QPalette::WindowText) : QColor(0xb0, 0x1c, 0x1c));
@@ -196,6 +208,14 @@ void MeasureDialog::reject() {
 
 void showMeasurement(MainWindow &window, const MeasureReport &report,
                      const std::vector<std::shared_ptr<const PaneRun>> &runs) {
+    if (!report.ranPaneModel) {
+        // Never a tick beside numbers that did not run on this model.
+        window.statusBar()->showMessage(
+            QObject::tr("Measure ran %1 on %2, not the opened model (the executor cannot run its layers): "
+                        "results in the Measure dialog only")
+                .arg(QString::fromStdString(report.network), QString::fromStdString(report.device)));
+        return;
+    }
     const QStringList problems = window.summaryTable()->setMeasurements(report, runs);
     std::vector<MemoryChartView::MeasuredTrace> traces;
     QStringList noOverlay;
@@ -203,6 +223,12 @@ void showMeasurement(MainWindow &window, const MeasureReport &report,
         if (!runs[i])
             continue;
         PaneOverlay overlay = measuredInPaneBytes(*runs[i]->timeline, report.panes[i], report.shape.nodeBytes());
+        if (overlay.bytes.empty() && report.panes[i].ok() && report.panes[i].schedule &&
+            report.panes[i].schedule->ops == runs[i]->timeline->schedule().ops &&
+            report.shape.nodeBytes() == 0) { // the pane's own model ran: its bytes are the pane's
+            overlay.bytes.assign(report.panes[i].trace.after.begin(), report.panes[i].trace.after.end());
+            overlay.refused.clear();
+        }
         if (overlay.bytes.empty())
             noOverlay << QObject::tr("pane %1: %2").arg(i + 1).arg(overlay.refused);
         else
@@ -235,6 +261,7 @@ void addMeasureAction(QMenu *menu, MainWindow &window) {
             runs.push_back(window.run(i));
         }
         auto *dialog = new MeasureDialog(std::move(configs), window.layers(), &window);
+        dialog->setPaneModel(window.model());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dialog, &MeasureDialog::reportReady, &window,
                          [&window, runs](const std::shared_ptr<const MeasureReport> &report) {

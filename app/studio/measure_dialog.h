@@ -33,6 +33,10 @@ public:
     // Measures `configs` on chains of `layers` layers.
     MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidget *parent = nullptr);
     ~MeasureDialog() override;
+    // The model the panes show (null: an abstract chain). When the executor
+    // runs it (the transformer example), that model is measured; otherwise the
+    // tanh MLP of the same depth, reported as a different network.
+    void setPaneModel(std::shared_ptr<const Model> model) { paneModel_ = std::move(model); }
 
     bool start(); // as the Measure button
     bool isRunning() const { return watcher_.isRunning(); }
@@ -61,6 +65,7 @@ private:
 
     std::vector<PaneConfig> configs_;
     int layers_;
+    std::shared_ptr<const Model> paneModel_;
     QComboBox *backend_;
     QSpinBox *width_;
     QSpinBox *batch_;

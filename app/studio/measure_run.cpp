@@ -4,11 +4,14 @@
 #include "core/executor/cpu_backend.h"
 #include "core/executor/executor.h"
 #include "core/executor/process_memory.h"
+#include "core/executor/transformer.h"
+#include "core/executor/transformer_backend.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
 #ifdef REMAT_HAVE_CUDA
 #include "gpu/cuda_backend.h"
+#include "gpu/cuda_transformer_backend.h"
 #endif
 
 #include <QObject>
@@ -71,6 +74,33 @@ std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, cons
         std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)));
 }
 
+// The opened transformer: its own model, on the CPU or CUDA.
+std::unique_ptr<exec::Backend> makeTransformerBackend(const MeasureSettings &settings,
+                                                      const exec::TransformerShape &shape, std::int64_t worstPeak) {
+    const bool cuda = settings.backend == "cuda";
+    if (!cuda && settings.backend != "cpu")
+        throw InvalidArgument("backend must be cpu or cuda, got '" + settings.backend + "'");
+    const std::int64_t hostNeed = 2 * shape.parameterBytes() + (cuda ? 0 : worstPeak);
+    if (const auto available = exec::availableHostBytes(); available && hostNeed > *available)
+        throw LimitExceeded("measuring " + shape.describe() + " needs " + formatBytes(hostNeed) +
+                            " of host memory but only " + formatBytes(*available) + " is available");
+    auto params = std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape));
+#ifdef REMAT_HAVE_CUDA
+    if (cuda) {
+        const gpu::DeviceInfo device = gpu::queryDevice();
+        if (shape.parameterBytes() + worstPeak > device.freeBytes)
+            throw LimitExceeded("measuring " + shape.describe() + " needs " +
+                                formatBytes(shape.parameterBytes() + worstPeak) + " of GPU memory but only " +
+                                formatBytes(device.freeBytes) + " is free");
+        return gpu::makeCudaTransformerBackend(std::move(params));
+    }
+#else
+    if (cuda)
+        throw DeviceUnavailable(cudaUnavailable().value_or(QString()).toStdString());
+#endif
+    return std::make_unique<exec::TransformerCpuBackend>(std::move(params));
+}
+
 // The simulator's bytes op by op against the backend's: the first op where
 // they part (-1 when none), so a mismatch names its op, not just the peak.
 std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const exec::MemoryTrace &trace) {
@@ -87,22 +117,38 @@ std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const e
 } // namespace
 
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
-                           const std::function<void(double)> &progress, const std::function<bool()> &cancelled) {
+                           const std::function<void(double)> &progress, const std::function<bool()> &cancelled,
+                           const Model *paneModel) {
+    if (settings.repeats < 1 || settings.repeats > 1000)
+        throw InvalidArgument("repeats must be 1 to 1000, got " + std::to_string(settings.repeats));
+    MeasureReport report;
+    const std::optional<exec::TransformerShape> transformer =
+        paneModel ? exec::recognizeTransformer(*paneModel) : std::nullopt;
     exec::NetworkShape shape;
     shape.layers = layers;
     shape.width = settings.width;
     shape.batch = settings.batch;
-    shape.validate();
-    if (settings.repeats < 1 || settings.repeats > 1000)
-        throw InvalidArgument("repeats must be 1 to 1000, got " + std::to_string(settings.repeats));
-    const Model model = exec::networkModel(shape);
-
-    MeasureReport report;
-    report.shape = shape;
+    Model model = Model::chain(1);
+    if (transformer) {
+        model = exec::transformerModel(*transformer);
+        report.shape.layers = report.shape.width = report.shape.batch = 0; // no MLP ran
+        report.network = "transformer, " + transformer->describe();
+    } else {
+        shape.validate();
+        model = exec::networkModel(shape);
+        report.shape = shape;
+        report.network = "tanh MLP, n = " + std::to_string(layers) + ", width " + std::to_string(shape.width) +
+                         ", batch " + std::to_string(shape.batch);
+        // An abstract chain is this MLP with concrete sizes; a model file
+        // that is not a network the executor runs is not.
+        report.ranPaneModel = !paneModel || paneModel->sizesInNodes();
+    }
     std::vector<Schedule> schedules(configs.size());
     const Strategy &storeAll = StrategyRegistry::builtin().get("store-all");
     const Schedule reference = storeAll.makeSchedule(model, {});
-    std::int64_t worstPeak = Simulator::summarize(model, reference).peakBytes;
+    const Summary referenceSummary = Simulator::summarize(model, reference);
+    std::int64_t worstPeak = referenceSummary.peakBytes;
+    const double referenceCost = referenceSummary.cost;
     for (std::size_t i = 0; i < configs.size(); ++i) {
         MeasuredPane pane;
         pane.strategy = configs[i].strategy;
@@ -113,6 +159,7 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
             pane.description = schedules[i].description;
             pane.schedule = std::make_shared<const Schedule>(schedules[i]);
             pane.predicted = Simulator::summarize(model, schedules[i]);
+            pane.predictedCostVsStoreAll = pane.predicted.cost / std::max(1e-300, referenceCost);
             worstPeak = std::max(worstPeak, pane.predicted.peakBytes);
         } catch (const Cancelled &) {
             throw;
@@ -124,9 +171,10 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
 
     // Refused before anything is allocated.
     const std::unique_ptr<exec::Backend> owned =
-        settings.backendFactory ? settings.backendFactory(std::make_shared<const exec::NetworkParameters>(
-                                      exec::NetworkParameters::generate(shape)))
-                                : makeBackend(settings, shape, worstPeak);
+        transformer                ? makeTransformerBackend(settings, *transformer, worstPeak)
+        : settings.backendFactory ? settings.backendFactory(std::make_shared<const exec::NetworkParameters>(
+                                        exec::NetworkParameters::generate(shape)))
+                                  : makeBackend(settings, shape, worstPeak);
     exec::Backend &backend = *owned;
     report.backend = backend.name();
     report.device = backend.deviceName();
@@ -135,7 +183,7 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
     exec::MeasureOptions measureOptions;
     measureOptions.repeats = settings.repeats;
     const int stepsPerPane = measureOptions.warmups + 1 + measureOptions.repeats; // + the probe step
-    double totalOps = static_cast<double>(reference.ops.size());
+    double totalOps = static_cast<double>(stepsPerPane) * static_cast<double>(reference.ops.size());
     for (std::size_t i = 0; i < configs.size(); ++i)
         if (report.panes[i].ok())
             totalOps += static_cast<double>(stepsPerPane) * static_cast<double>(schedules[i].ops.size());
@@ -155,10 +203,9 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
 
     exec::Gradients expected, latest;
     {
-        exec::Executor executor(backend, model, reference);
-        exec::StepOptions options;
-        options.cancelled = countingOps;
-        executor.runStep(options);
+        // Timed like the panes, so that their times read as ratios to it.
+        const exec::Measurement m = exec::measure(backend, model, reference, measureOptions, countingOps);
+        report.storeAllSecondsPerStep = m.medianSeconds;
         backend.readGradients(expected);
     }
     for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -173,6 +220,8 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
                 pane.firstTraceMismatch = firstMismatch(model, *pane.schedule, pane.trace);
                 pane.devicePeakBytes = m.devicePeakBytes;
                 pane.secondsPerStep = m.medianSeconds;
+                if (report.storeAllSecondsPerStep > 0)
+                    pane.timeVsStoreAll = pane.secondsPerStep / report.storeAllSecondsPerStep;
                 backend.readGradients(latest);
                 pane.maxGradientDiff = latest.maxAbsDiff(expected);
                 pane.gradientsBitwiseEqual = latest.bitwiseEqual(expected);

@@ -1,13 +1,16 @@
 #pragma once
-// The Measure action's work: the panes' strategies planned on the real
-// network of the same depth (core/executor's tanh MLP, width x batch fp32
-// activations) and run on the CPU backend (or CUDA where this build has it and
-// a device answers), measured beside what the simulator
-// predicts for that network. Plain functions, run in a worker thread by
-// MeasureDialog and tested without a window.
+// The Measure action's work: the panes' strategies planned on a real network
+// and run on the CPU backend (or CUDA where this build has it and a device
+// answers), measured beside what the simulator predicts for that network.
+// Which network: the opened model itself when it is one the executor runs
+// (the transformer example, recognised exactly); the tanh MLP of the same
+// depth for abstract chains; and otherwise the tanh MLP too, but reported as
+// a different network, never as the opened model's figures. Plain functions,
+// run in a worker thread by MeasureDialog and tested without a window.
 #include "app/studio/pane_run.h"
 #include "core/executor/executor.h"
 #include "core/executor/network.h"
+#include "core/model.h"
 #include "core/simulator.h"
 
 #include <QString>
@@ -38,6 +41,8 @@ struct MeasuredPane {
     std::int64_t measuredPeakBytes = 0;          // activation bytes the backend counted
     std::optional<std::int64_t> devicePeakBytes; // growth the OS or the driver saw
     double secondsPerStep = 0;                   // median
+    double timeVsStoreAll = 0;                   // secondsPerStep over store-all's on the same backend
+    double predictedCostVsStoreAll = 0;          // the simulator's cost over store-all's
     double maxGradientDiff = 0;                  // against store-all on the same backend
     bool gradientsBitwiseEqual = false;
     std::string error;                        // this pane could not be planned or run
@@ -53,7 +58,13 @@ struct MeasuredPane {
 struct MeasureReport {
     std::string backend; // "cpu", "cuda"
     std::string device;  // "x86_64, 2 cores", "NVIDIA H200"
-    exec::NetworkShape shape;
+    exec::NetworkShape shape; // the tanh MLP's, when that ran
+    std::string network;      // what ran, in words: "tanh MLP, n = 16, width 256, batch 64"
+    // True when what ran is the panes' own model (the opened transformer, or
+    // an abstract chain run as the MLP of its depth): only then do the
+    // results go beside the panes' rows.
+    bool ranPaneModel = true;
+    double storeAllSecondsPerStep = 0;
     std::vector<MeasuredPane> panes;
 };
 
@@ -72,8 +83,9 @@ std::optional<QString> cudaUnavailable();
 // moves inside a strategy's steps too. Throws remat::Cancelled between
 // ops once `cancelled()` is true. A pane whose strategy rejects the network
 // keeps its error and the others still run.
+// `paneModel`: the model the panes show (nullptr: an abstract chain of `layers`).
 MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, const MeasureSettings &settings,
                            const std::function<void(double)> &progress = {},
-                           const std::function<bool()> &cancelled = {});
+                           const std::function<bool()> &cancelled = {}, const Model *paneModel = nullptr);
 
 } // namespace remat::studio

@@ -112,11 +112,9 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
 
 QStringList SummaryTable::setMeasurements(const MeasureReport &report,
                                           const std::vector<std::shared_ptr<const PaneRun>> &runs) {
-    const QString where = tr("%1 (%2), n = %3, width %4, batch %5")
-                              .arg(QString::fromStdString(report.device), QString::fromStdString(report.backend))
-                              .arg(report.shape.layers)
-                              .arg(report.shape.width)
-                              .arg(report.shape.batch);
+    const QString where = tr("%1 on %2 (%3)")
+                              .arg(QString::fromStdString(report.network), QString::fromStdString(report.device),
+                                   QString::fromStdString(report.backend));
     measured_.clear();
     QStringList problems;
     for (std::size_t i = 0; i < report.panes.size() && i < runs.size(); ++i) {

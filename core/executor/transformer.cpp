@@ -286,4 +286,60 @@ template void transformerLayerBackward<double>(const TransformerShape &, const L
                                                const double *, const double *, const double *, double *,
                                                const LayerTensors<double *> &, double *);
 
+namespace {
+
+bool sameModel(const Model &a, const Model &b) {
+    if (a.forwardCount() != b.forwardCount() || a.isChain() != b.isChain())
+        return false;
+    for (NodeId id = 0; id < static_cast<NodeId>(a.nodeCount()); ++id) {
+        if (a.bytes(id) != b.bytes(id) || a.workspace(id) != b.workspace(id) ||
+            std::abs(a.cost(id) - b.cost(id)) > 1e-9 * std::max(1.0, std::abs(b.cost(id))))
+            return false;
+        if (!a.isBackward(id) && a.savedBytes(static_cast<int>(id)) != b.savedBytes(static_cast<int>(id)))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<TransformerShape> recognizeTransformer(const Model &model) {
+    if (!model.isChain() || model.layers() < 1 || !model.hasSavedBytes())
+        return std::nullopt;
+    // Solve the sizes of transformerModel() for h, s, b and the heads (the
+    // workspaces differ by 8 s b bytes), then demand the whole model match.
+    const std::int64_t forwardWs = model.workspace(model.forwardNode(1));
+    const std::int64_t backwardWs = model.workspace(model.backwardNode(0));
+    const std::int64_t tokens = (forwardWs - backwardWs) / 8;
+    if (tokens <= 0 || model.bytes(0) % (4 * tokens) != 0)
+        return std::nullopt;
+    const std::int64_t hidden = model.bytes(0) / (4 * tokens);
+    const std::int64_t seqSquared = backwardWs / 4 - 5 * hidden * tokens;
+    if (seqSquared <= 0)
+        return std::nullopt;
+    const auto seq = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(seqSquared))));
+    if (seq * seq != seqSquared || tokens % seq != 0)
+        return std::nullopt;
+    const std::int64_t batch = tokens / seq;
+    const std::int64_t attention = model.savedBytes(1) / 4 - tokens * (9 * hidden + 4);
+    if (attention <= 0 || attention % (seqSquared * batch) != 0)
+        return std::nullopt;
+    const std::int64_t heads = attention / (seqSquared * batch);
+    if (hidden > TransformerShape::kMaxHidden || seq > TransformerShape::kMaxSeq ||
+        batch > TransformerShape::kMaxBatch || heads > hidden)
+        return std::nullopt;
+    TransformerShape shape;
+    shape.layers = model.layers();
+    shape.hidden = static_cast<int>(hidden);
+    shape.heads = static_cast<int>(heads);
+    shape.seq = static_cast<int>(seq);
+    shape.batch = static_cast<int>(batch);
+    try {
+        if (sameModel(model, transformerModel(shape)))
+            return shape;
+    } catch (const Error &) {
+    }
+    return std::nullopt;
+}
+
 } // namespace remat::exec

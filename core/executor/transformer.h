@@ -12,6 +12,7 @@
 #include "core/model.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,11 @@ double layerForwardFlops(const TransformerShape &shape);
 // none). Costs in GFLOP: a layer's forward, twice that for its backward
 // (b_(i-1)), h*s*b FLOP for b_L.
 Model transformerModel(const TransformerShape &shape);
+
+// The shape whose transformerModel() is exactly `model` (every size, workspace
+// and cost), or nothing: how the studio knows that an opened model file is a
+// network the executor can run, and measures that very model.
+std::optional<TransformerShape> recognizeTransformer(const Model &model);
 
 // Tensor names in LayerTensors order ("qkv_weight", ..., "fc2_bias"), as the
 // CLI's JSON and bench/torch_transformer_reference.py name them.

@@ -13,6 +13,8 @@
 
 #include "core/errors.h"
 #include "core/executor/cpu_backend.h"
+#include "core/executor/transformer.h"
+#include "core/model_io.h"
 #include "core/strategy_registry.h"
 
 #include <algorithm>
@@ -129,6 +131,9 @@ private slots:
     void windowShowsMeasuredBesidePredicted();
     void mismatchIsAnError();
     void overlayOnlyForTheSameOps();
+    void transformerModelIsMeasuredItself();
+    void shippedTransformerIsRecognised();
+    void otherModelFilesAreNeverTicked();
 };
 
 void TestMeasure::measuredPeaksEqualPredicted_data() {
@@ -312,3 +317,59 @@ int main(int argc, char **argv) {
     return remat::testing::runStudioTest(test, "test_measure", argc, argv);
 }
 #include "test_measure.moc"
+
+// The opened model is a transformer the executor runs: that very model is
+// measured (not a tanh chain), with every peak as predicted and time ratios.
+void TestMeasure::transformerModelIsMeasuredItself() {
+    exec::TransformerShape shape;
+    shape.layers = 3;
+    shape.hidden = 16;
+    shape.heads = 2;
+    shape.seq = 6;
+    shape.batch = 2;
+    const Model model = exec::transformerModel(shape);
+    const MeasureReport report =
+        measurePanes({config("store-all"), config("periodic", 1)}, model.layers(), settingsFor("cpu", 16, 4), {}, {},
+                     &model);
+    QVERIFY(report.ranPaneModel);
+    QVERIFY2(report.network.rfind("transformer", 0) == 0, report.network.c_str());
+    for (const MeasuredPane &p : report.panes) {
+        QVERIFY2(p.peakMatches(), p.strategy.c_str());
+        QVERIFY(p.gradientsBitwiseEqual);
+        QCOMPARE(p.predicted.peakBytes, Simulator::summarize(model, *p.schedule).peakBytes);
+        QVERIFY(p.timeVsStoreAll > 0);
+    }
+    // Per-layer checkpointing re-runs the layers: more predicted compute than store-all.
+    QVERIFY(report.panes[1].predictedCostVsStoreAll > 1.0);
+}
+
+void TestMeasure::shippedTransformerIsRecognised() {
+    const std::string dir = qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/";
+    const auto shape = exec::recognizeTransformer(loadModelFile(dir + "transformer-12x256-cpu.json").model);
+    QVERIFY(shape);
+    QCOMPARE(shape->layers, 12);
+    QCOMPARE(shape->hidden, 256);
+    QCOMPARE(shape->heads, 4);
+    QCOMPARE(shape->seq, 128);
+    QCOMPARE(shape->batch, 4);
+    // GPT-2's file describes the real model, which the executor does not run.
+    QVERIFY(!exec::recognizeTransformer(loadModelFile(dir + "gpt2-small.json").model));
+}
+
+// A model file the executor cannot run: Measure says which network it ran and
+// puts nothing beside the model's rows (no tick beside numbers it did not run).
+void TestMeasure::otherModelFilesAreNeverTicked() {
+    MainWindow window(fresh());
+    const std::string file = qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/vgg16-batch32.json";
+    window.setModel(std::make_shared<const Model>(loadModelFile(file).model), QStringLiteral("VGG-16"));
+    QTRY_VERIFY(!window.isSimulating() && window.run(0));
+    QVERIFY(measureFromWindow(window));
+    SummaryTable *t = window.summaryTable();
+    QVERIFY(t->isColumnHidden(SummaryTable::MeasuredPeak));
+    QVERIFY(!t->hasMeasurements());
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains("not the opened model") && message.contains("tanh MLP"), qPrintable(message));
+    auto *dialog = window.findChild<MeasureDialog *>();
+    QVERIFY(dialog->statusText().contains("This is not the opened model"));
+    QVERIFY(window.close());
+}
