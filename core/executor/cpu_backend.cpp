@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 namespace remat::exec {
 
@@ -20,16 +19,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters, cpu:
 
 // "x86_64, AVX-512 kernels, 2 cores, Eigen 3.4.0, 1 thread": which variant ran.
 std::string CpuBackend::deviceName() const {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-#if defined(__x86_64__)
-    const char *arch = "x86_64";
-#elif defined(__aarch64__)
-    const char *arch = "aarch64";
-#else
-    const char *arch = "cpu";
-#endif
-    return std::string(arch) + ", " + std::string(cpu::isaLabel(isa_)) + " kernels, " + std::to_string(cores) +
-           " cores, " + k_.library + ", 1 thread";
+    return describeHost(std::string(cpu::isaLabel(isa_)) + " kernels, " + k_.library);
 }
 
 void CpuBackend::loadInput() {

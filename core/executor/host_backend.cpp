@@ -11,7 +11,7 @@ namespace remat::exec {
 
 HostBackend::HostBackend(std::size_t nodeCount, std::int64_t nodeBytes) : nodeBytes_(nodeBytes), nodes_(nodeCount) {}
 
-std::string HostBackend::deviceName() const {
+std::string HostBackend::describeHost(const std::string &math) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
 #if defined(__x86_64__)
     const char *arch = "x86_64";
@@ -20,8 +20,12 @@ std::string HostBackend::deviceName() const {
 #else
     const char *arch = "cpu";
 #endif
-    return std::string(arch) + " (" + std::to_string(cores) + " cores), Eigen " + std::to_string(EIGEN_WORLD_VERSION) +
-           "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION) + ", 1 thread";
+    return std::string(arch) + ", " + math + ", " + std::to_string(cores) + " cores, 1 thread";
+}
+
+std::string HostBackend::deviceName() const {
+    return describeHost("Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+                        "." + std::to_string(EIGEN_MINOR_VERSION));
 }
 
 float *HostBackend::node(NodeId id, const char *role) const {

@@ -34,6 +34,8 @@ protected:
     HostBackend(std::size_t nodeCount, std::int64_t nodeBytes);
     // The allocated buffer of node `id`; throws InvalidArgument naming `role` when it is not.
     float *node(NodeId id, const char *role) const;
+    // "x86_64, <math>, 2 cores, 1 thread": what a device line says of the host.
+    static std::string describeHost(const std::string &math);
     // Frees whatever else the derived backend holds between steps.
     virtual void releaseExtra() {}
 
