@@ -305,6 +305,12 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.setPen(QPen(palette.peak, 1.5));
         painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(peakPoint(m, i), 4, 4);
+        // Labels sit clear of each other but may cross a curve: a backing keeps them readable.
+        QColor backing = palette.background;
+        backing.setAlpha(210);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(backing);
+        painter.drawRoundedRect(boxes[i].adjusted(-1, 0, 1, 0), 3, 3);
         painter.setPen(colourOf(i, palette).darker(palette.isDark() ? 80 : 120));
         painter.drawText(boxes[i], Qt::AlignCenter, peakLabel(i));
     }

@@ -29,12 +29,14 @@ void drawArrowHead(QPainter &painter, QPointF tip, QPointF direction, double siz
 double ringRadiusOf(const ScheduleLayout &layout) {
     return layout.radius + std::max(2.0, layout.pitch * 0.09);
 }
+// Badges of neighbouring nodes must not overlap: a pill is at most a little
+// under one pitch wide, however small the nodes get.
 double badgeRadiusOf(const ScheduleLayout &layout) {
-    return std::max(5.5, layout.radius * 0.5);
+    return std::min(std::max(5.5, layout.radius * 0.5), layout.pitch * 0.3);
 }
 // The badge is a pill as wide as two digits and the sign ("16\u00D7") need.
 double badgeHalfWidthOf(const ScheduleLayout &layout) {
-    return badgeRadiusOf(layout) * 1.6;
+    return std::min(badgeRadiusOf(layout) * 1.6, layout.pitch * 0.46);
 }
 // Half the side of a node sprite: room for the checkpoint ring and the badge.
 double spriteHalfOf(const ScheduleLayout &layout) {
