@@ -1,5 +1,9 @@
 #include "core/frontier.h"
 
+#include "core/report.h"
+
+#include <sstream>
+
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/dag_plans.h"
@@ -182,6 +186,19 @@ double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes) {
         if (p.peakBytes <= peakBytes)
             best = std::min(best, p.cost);
     return best;
+}
+
+std::string frontierCsv(const Frontier &f) {
+    auto overhead = [&](double cost) { return f.storeAllCost > 0 ? cost / f.storeAllCost - 1 : 0.0; };
+    std::ostringstream out;
+    out << "kind,label,peak_bytes,peak_saved_bytes,cost,overhead_vs_store_all,budget_bytes\n";
+    for (const auto &p : f.curve)
+        out << "curve," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost) << ','
+            << overhead(p.cost) << ',' << p.budgetBytes << '\n';
+    for (const auto &p : f.named)
+        out << "named," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost) << ','
+            << overhead(p.cost) << ",0\n";
+    return out.str();
 }
 
 } // namespace remat

@@ -72,4 +72,9 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options = {}
 // +infinity below the first point.
 double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes);
 
+// The curve and the named points as one CSV table (`remat plan --frontier
+// --csv` and the studio's export): kind ("curve" or "named"), label,
+// peak_bytes, peak_saved_bytes, cost, overhead_vs_store_all, budget_bytes.
+std::string frontierCsv(const Frontier &frontier);
+
 } // namespace remat

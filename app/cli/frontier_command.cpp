@@ -80,14 +80,7 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         return;
     }
     case Format::Csv:
-        // One table for both: kind "curve" or "named".
-        out << "kind,label,peak_bytes,peak_saved_bytes,cost,overhead_vs_store_all,budget_bytes\n";
-        for (const auto &p : f.curve)
-            out << "curve," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost)
-                << ',' << overhead(p.cost, f.storeAllCost) << ',' << p.budgetBytes << '\n';
-        for (const auto &p : f.named)
-            out << "named," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost)
-                << ',' << overhead(p.cost, f.storeAllCost) << ",0\n";
+        out << frontierCsv(f);
         return;
     case Format::Table:
         break;

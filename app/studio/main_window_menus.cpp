@@ -5,6 +5,7 @@
 #include "app/studio/measure_dialog.h"
 #include "app/studio/player_keys.h"
 #include "app/studio/memory_chart_view.h"
+#include "app/studio/frontier_view.h"
 #include "app/studio/scaling_view.h"
 
 #include <QAction>
@@ -93,6 +94,7 @@ void MainWindow::buildMenus() {
     view->addAction(chart_->stackByKindAction()); // app/studio/memory_chart_view.h
     QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
     addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
+    addFrontierAction(toolsMenu, *this); // app/studio/frontier_view.h
     addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
     buildHelpMenu();                    // app/studio/help_menu.cpp
 

@@ -1,0 +1,86 @@
+#pragma once
+// Tools > Trade-off curve: the least compute for every peak memory of the
+// opened model (core/frontier.h), with the named strategies as points on the
+// same axes. It answers "how much compute does each GiB cost me". Computed off
+// the GUI thread with progress and Cancel; exported as PNG and CSV.
+#include "core/frontier.h"
+
+#include <QDialog>
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+
+namespace remat::studio {
+
+class MainWindow;
+
+// The curve as a staircase (peak on x, cost on y) and the named points, with
+// their labels. paint() serves the screen and the PNG export alike.
+class FrontierChart : public QWidget {
+public:
+    explicit FrontierChart(QWidget *parent = nullptr);
+    void setFrontier(Frontier frontier, bool sizesInNodes, std::string costUnit);
+    const std::optional<Frontier> &frontier() const { return frontier_; }
+    void paint(QPainter &painter, const QRectF &rect) const;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    std::optional<Frontier> frontier_;
+    bool sizesInNodes_ = false;
+    std::string costUnit_;
+};
+
+class FrontierDialog : public QDialog {
+    Q_OBJECT
+public:
+    FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent = nullptr);
+    ~FrontierDialog() override;
+    bool isComputing() const { return watcher_.isRunning(); }
+    FrontierChart *chart() const { return chart_; }
+    QString statusText() const;
+    // Write-then-rename (QSaveFile): a failed export leaves an old file intact.
+    // Return false with the reason in the status line.
+    bool exportPng(const QString &path, QSize size = {1200, 800});
+    bool exportCsv(const QString &path);
+
+public slots:
+    void reject() override; // Cancel while computing, else close
+
+signals:
+    void computed(bool ok);
+
+private:
+    void onFinished();
+
+    std::shared_ptr<const Model> model_;
+    FrontierChart *chart_;
+    QLabel *status_;
+    QProgressBar *progress_;
+    QPushButton *close_;
+    QPushButton *png_;
+    QPushButton *csv_;
+    // QtConcurrent would wrap our exceptions: the worker returns what happened.
+    struct Outcome {
+        std::optional<Frontier> frontier;
+        bool cancelled = false;
+        QString error;
+    };
+    QFutureWatcher<Outcome> watcher_;
+    std::shared_ptr<std::atomic<bool>> stop_;
+    std::shared_ptr<std::atomic<int>> done_; // permille
+};
+
+// Adds "Trade-off curve..." (Ctrl+T) to `menu`, for the window's model.
+void addFrontierAction(QMenu *menu, MainWindow &window);
+
+} // namespace remat::studio
