@@ -1,8 +1,10 @@
 #pragma once
 // One executor step and its gradients, shared by the CPU and CUDA suites.
 #include "core/executor/executor.h"
+#include "core/simulator.h"
 #include "core/strategy_registry.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,35 @@ inline std::vector<Planned> allSchedules(const Model &model) {
         }
         out.push_back({std::string(s->name()), s->makeSchedule(model, params)});
     }
+    return out;
+}
+
+// One step with the memory trace on, beside the simulator's replay of the
+// same schedule. `mismatch` names the first op whose bytes during it differ
+// from Timeline::bytesAt ("" when none): the prediction, op by op.
+struct TracedStep {
+    StepRecord record;
+    Replay replay;
+    std::string mismatch;
+};
+inline TracedStep traceStep(Backend &backend, const std::shared_ptr<const Model> &model, const Schedule &schedule) {
+    TracedStep out;
+    out.replay = Simulator::replay(model, std::make_shared<const Schedule>(schedule));
+    const Timeline &tl = out.replay.timeline;
+    Executor executor(backend, *model, schedule);
+    StepOptions options;
+    options.recordTrace = true;
+    out.record = executor.runStep(options);
+    const auto &during = out.record.trace.during;
+    if (static_cast<std::int64_t>(during.size()) != tl.steps()) {
+        out.mismatch = "trace has " + std::to_string(during.size()) + " ops, the schedule " + std::to_string(tl.steps());
+        return out;
+    }
+    for (std::int64_t t = 0; t < tl.steps() && out.mismatch.empty(); ++t)
+        if (during[static_cast<std::size_t>(t)] != tl.bytesAt(t))
+            out.mismatch = schedule.strategy + " op " + std::to_string(t) + " (" + describe(*model, tl.op(t)) +
+                           "): measured " + std::to_string(during[static_cast<std::size_t>(t)]) + ", predicted " +
+                           std::to_string(tl.bytesAt(t));
     return out;
 }
 

@@ -26,6 +26,8 @@ StrategyParams periodicEvery(int k) {
 }
 
 using testing::allSchedules;
+using testing::traceStep;
+using testing::TracedStep;
 using testing::Planned;
 using testing::runOnce;
 
@@ -179,24 +181,14 @@ private slots:
         const auto model = std::make_shared<const Model>(networkModel(params->shape));
         CpuBackend backend(params);
         for (const Planned &p : allSchedules(*model)) {
-            const auto schedule = std::make_shared<const Schedule>(p.schedule);
-            const Replay replay = Simulator::replay(model, schedule);
-            const Timeline &tl = replay.timeline;
-            Executor executor(backend, *model, *schedule);
-            StepOptions options;
-            options.recordTrace = true;
-            const StepRecord r = executor.runStep(options);
-            QCOMPARE(std::int64_t(r.trace.during.size()), tl.steps());
+            const TracedStep step = traceStep(backend, model, p.schedule);
+            QVERIFY2(step.mismatch.empty(), step.mismatch.c_str());
+            const Timeline &tl = step.replay.timeline;
+            const StepRecord &r = step.record;
+            const Replay &replay = step.replay;
             QCOMPARE(std::int64_t(r.trace.after.size()), tl.steps());
             for (std::int64_t t = 0; t < tl.steps(); ++t) {
                 const auto u = static_cast<std::size_t>(t);
-                QVERIFY2(r.trace.during[u] == tl.bytesAt(t),
-                         qPrintable(QString("%1 op %2 (%3): measured %4, predicted %5")
-                                        .arg(QString::fromStdString(p.strategy))
-                                        .arg(t)
-                                        .arg(QString::fromStdString(describe(*model, tl.op(t))))
-                                        .arg(r.trace.during[u])
-                                        .arg(tl.bytesAt(t))));
                 const StepState state = tl.stateAt(t);
                 std::int64_t resident = 0;
                 for (NodeId id : state.residentNodes())

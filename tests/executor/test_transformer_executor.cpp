@@ -16,6 +16,8 @@
 using namespace remat;
 using namespace remat::exec;
 using testing::allSchedules;
+using testing::traceStep;
+using testing::TracedStep;
 using testing::Planned;
 using testing::runOnce;
 
@@ -64,23 +66,10 @@ private slots:
         QVERIFY(model->hasSavedBytes());
         TransformerCpuBackend backend(params);
         for (const Planned &p : allSchedules(*model)) {
-            const auto schedule = std::make_shared<const Schedule>(p.schedule);
-            const Replay replay = Simulator::replay(model, schedule);
-            const Timeline &tl = replay.timeline;
-            Executor executor(backend, *model, *schedule);
-            StepOptions options;
-            options.recordTrace = true;
-            const StepRecord r = executor.runStep(options);
-            QCOMPARE(std::int64_t(r.trace.during.size()), tl.steps());
-            for (std::int64_t t = 0; t < tl.steps(); ++t)
-                QVERIFY2(r.trace.during[static_cast<std::size_t>(t)] == tl.bytesAt(t),
-                         qPrintable(QString("%1 op %2 (%3): measured %4, predicted %5")
-                                        .arg(QString::fromStdString(p.strategy))
-                                        .arg(t)
-                                        .arg(QString::fromStdString(describe(*model, tl.op(t))))
-                                        .arg(r.trace.during[static_cast<std::size_t>(t)])
-                                        .arg(tl.bytesAt(t))));
-            QCOMPARE(r.memory.peakBytes, replay.summary.peakBytes);
+            const TracedStep step = traceStep(backend, model, p.schedule);
+            QVERIFY2(step.mismatch.empty(), step.mismatch.c_str());
+            const StepRecord &r = step.record;
+            QCOMPARE(r.memory.peakBytes, step.replay.summary.peakBytes);
             // The schedule ends with a_0 and b_0 resident and nothing else: every saved buffer was released.
             QCOMPARE(r.memory.liveBytes, 2 * params->shape.nodeBytes());
         }
