@@ -3,6 +3,8 @@
 #include "core/errors.h"
 #include "core/strategy_registry.h"
 
+#include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace remat {
@@ -12,13 +14,25 @@ std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vect
     const StrategyRegistry &registry = StrategyRegistry::builtin();
     const Strategy &storeAll = registry.get("store-all");
     const double reference = Simulator::summarize(model, storeAll.makeSchedule(model, {})).cost;
+    std::optional<Machine> clock = params.machine;
+    if (clock) {
+        clock->deviceBudgetBytes.reset();
+        clock->hostBudgetBytes.reset();
+    }
     std::vector<ComparisonRow> rows;
     for (const Strategy *s : strategies) {
         ComparisonRow row;
         row.strategy = s;
         row.schedule = s->makeSchedule(model, params);
-        row.summary = Simulator::summarize(model, row.schedule);
+        row.summary = clock ? Simulator::summarize(model, row.schedule, *clock) : Simulator::summarize(model, row.schedule);
         row.costOverhead = reference > 0 ? row.summary.cost / reference - 1 : 0;
+        // Store-all moves nothing and never waits: its makespan is its compute.
+        if (clock && reference > 0) {
+            row.makespanOverhead = row.summary.makespanSeconds / (reference * clock->secondsPerCost) - 1;
+            // The same compute summed in another order differs in the last bits: no overhead.
+            if (std::fabs(row.makespanOverhead) < 1e-12)
+                row.makespanOverhead = 0;
+        }
         rows.push_back(std::move(row));
     }
     return rows;
@@ -31,8 +45,11 @@ std::vector<const Strategy *> selectStrategies(const std::string &names, const S
     if (names == "all") {
         for (const Strategy *s : registry.all()) {
             const bool budgetGiven = params.budgetBytes || params.budgetNodes;
+            const bool linkGiven = params.machine && params.machine->link.carries();
             const bool wanted = s->runsWithDefaults() || (s->name() == "checkpoints" && params.checkpoints) ||
-                                (s->name() == "budget" && budgetGiven);
+                                (s->name() == "budget" && budgetGiven) ||
+                                (s->name() == "offload-all" && linkGiven) ||
+                                (s->name() == "offload-budget" && linkGiven && params.budgetBytes);
             const bool plansModel = !model || model->isChain() || s->worksOnGraphs();
             if (wanted && plansModel)
                 out.push_back(s);
@@ -71,10 +88,13 @@ StrategyParams paramsForStrategy(const Strategy &strategy, const StrategyParams 
         own.checkpoints = given.checkpoints;
     if (name == "revolve")
         own.checkpointSlots = given.checkpointSlots;
-    if (name == "budget") {
+    if (name == "budget" || name == "offload-budget") {
         own.budgetBytes = given.budgetBytes;
         own.budgetNodes = given.budgetNodes;
+        own.memorySteps = given.memorySteps;
     }
+    // The link and the clock belong to the run, not to one strategy: every row is timed on them.
+    own.machine = given.machine;
     return own;
 }
 

@@ -17,17 +17,24 @@ struct ComparisonRow {
     Summary summary;
     // cost / cost(store-all) - 1: the extra compute paid for the memory saved.
     double costOverhead = 0;
+    // Timed rows (params.machine given): makespan / store-all's makespan - 1,
+    // the time paid, recomputation and stalls together.
+    double makespanOverhead = 0;
 };
 
 // Plans and simulates each strategy on `model`. Store-all is always counted as
-// the reference, listed or not. Throws what the strategies and simulator throw.
+// the reference, listed or not. With params.machine, every row is also timed
+// on its two streams (Summary::timed); the machine's budgets are what the
+// planners plan for, not limits the other rows are refused by. Throws what
+// the strategies and simulator throw.
 std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vector<const Strategy *> &strategies,
                                              const StrategyParams &params);
 
 // The strategies named in a comma-separated list, or every strategy that runs
 // with defaults (plus `checkpoints` when a checkpoint list is given, `budget`
-// when a budget is) for "all"; given a graph with skip connections, "all"
-// keeps only the strategies that plan graphs.
+// when a budget is, `offload-all` when a link is, `offload-budget` when both
+// a link and a byte budget are) for "all"; given a graph with skip
+// connections, "all" keeps only the strategies that plan graphs.
 std::vector<const Strategy *> selectStrategies(const std::string &names, const StrategyParams &params,
                                                const Model *model = nullptr);
 

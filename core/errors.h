@@ -57,6 +57,13 @@ public:
     using DeviceError::DeviceError;
 };
 
+// Something valid that this part of remat does not do yet (the executor and
+// offload ops, for example); the message says what and where instead.
+class NotSupported : public Error {
+public:
+    using Error::Error;
+};
+
 // The user asked to stop long work (planners, sweeps) through a callback.
 class Cancelled : public Error {
 public:

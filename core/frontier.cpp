@@ -19,15 +19,30 @@ namespace remat {
 
 namespace {
 
-struct Counted {
-    std::int64_t peakBytes = 0;
-    std::int64_t peakSavedBytes = 0;
-    double cost = 0;
-};
+// The simulator's figures of a schedule; timed on `clock` when given.
+Summary count(const Model &model, const Schedule &schedule, const std::optional<Machine> &clock) {
+    return clock ? Simulator::summarize(model, schedule, *clock) : Simulator::summarize(model, schedule);
+}
 
-Counted count(const Model &model, const Schedule &schedule) {
-    const Summary s = Simulator::summarize(model, schedule);
-    return {s.peakBytes, s.peakSavedBytes, s.cost};
+// The counts FrontierPoint and NamedPoint share, from the simulator's summary.
+template <class Point> void setCounts(Point &p, const Summary &s) {
+    p.peakBytes = s.peakBytes;
+    p.peakSavedBytes = s.peakSavedBytes;
+    p.cost = s.cost;
+    p.makespanSeconds = s.makespanSeconds;
+    p.stallSeconds = s.stallSeconds;
+    p.peakHostBytes = s.peakHostBytes;
+    p.transferBytes = s.transferBytes;
+    p.offloads = s.offloads;
+}
+
+FrontierPoint pointOf(std::int64_t budgetBytes, std::string label, const Summary &s, std::string description) {
+    FrontierPoint p;
+    p.budgetBytes = budgetBytes;
+    p.label = std::move(label);
+    p.description = std::move(description);
+    setCounts(p, s);
+    return p;
 }
 
 bool isAttentionCore(const std::string &label) {
@@ -72,45 +87,44 @@ std::optional<Schedule> selectiveRecomputation(const Model &model) {
     return s;
 }
 
-void addNamed(std::vector<NamedPoint> &named, const Model &model, std::string label, const std::string &strategy,
-              std::string options, StrategyParams params) {
+void addNamed(std::vector<NamedPoint> &named, const Model &model, const std::optional<Machine> &clock,
+              std::string label, const std::string &strategy, std::string options, StrategyParams params) {
     NamedPoint p;
     p.label = std::move(label);
     p.strategy = strategy;
     p.options = std::move(options);
     p.schedule = StrategyRegistry::builtin().get(strategy).makeSchedule(model, params);
     p.params = std::move(params);
-    const Counted c = count(model, p.schedule);
-    p.peakBytes = c.peakBytes;
-    p.peakSavedBytes = c.peakSavedBytes;
-    p.cost = c.cost;
+    setCounts(p, count(model, p.schedule, clock));
     named.push_back(std::move(p));
 }
 
-std::vector<NamedPoint> namedPoints(const Model &model) {
+std::vector<NamedPoint> namedPoints(const Model &model, const std::optional<Machine> &clock) {
     std::vector<NamedPoint> named;
-    addNamed(named, model, "store-all", "store-all", "", {});
-    addNamed(named, model, "recompute-all", "recompute-all", "", {});
+    addNamed(named, model, clock, "store-all", "store-all", "", {});
+    addNamed(named, model, clock, "recompute-all", "recompute-all", "", {});
     if (model.isChain()) {
-        addNamed(named, model, "periodic", "periodic", "", {});
-        addNamed(named, model, "revolve", "revolve", "", {});
+        addNamed(named, model, clock, "periodic", "periodic", "", {});
+        addNamed(named, model, clock, "revolve", "revolve", "", {});
         StrategyParams everyLayer;
         everyLayer.every = 1;
-        addNamed(named, model, "per-layer checkpointing", "periodic", "--every 1", everyLayer);
+        addNamed(named, model, clock, "per-layer checkpointing", "periodic", "--every 1", everyLayer);
     } else {
-        addNamed(named, model, "auto", "auto", "", {});
+        addNamed(named, model, clock, "auto", "auto", "", {});
     }
     if (auto selective = selectiveRecomputation(model)) {
         NamedPoint p;
         p.label = "selective (attention core)";
         p.strategy = "checkpoints";
         p.params.checkpoints = selective->checkpoints;
-        const Counted c = count(model, *selective);
-        p.peakBytes = c.peakBytes;
-        p.peakSavedBytes = c.peakSavedBytes;
-        p.cost = c.cost;
+        setCounts(p, count(model, *selective, clock));
         p.schedule = std::move(*selective);
         named.push_back(std::move(p));
+    }
+    if (clock && clock->link.carries()) {
+        StrategyParams linked;
+        linked.machine = clock;
+        addNamed(named, model, clock, "offload-all", "offload-all", "", linked);
     }
     return named;
 }
@@ -125,17 +139,26 @@ std::int64_t lowestBudget(const Model &model, const std::vector<NamedPoint> &nam
     return lowest;
 }
 
-// Sorted by peak, each point strictly cheaper than every point with less memory.
-std::vector<FrontierPoint> paretoFront(std::vector<FrontierPoint> points) {
-    std::stable_sort(points.begin(), points.end(), [](const FrontierPoint &x, const FrontierPoint &y) {
-        return x.peakBytes != y.peakBytes ? x.peakBytes < y.peakBytes : x.cost < y.cost;
+// Sorted by peak, each point strictly below every point with less memory in
+// `value` (the cost, or the makespan).
+std::vector<FrontierPoint> paretoFront(std::vector<FrontierPoint> points, double FrontierPoint::*value) {
+    std::stable_sort(points.begin(), points.end(), [value](const FrontierPoint &x, const FrontierPoint &y) {
+        return x.peakBytes != y.peakBytes ? x.peakBytes < y.peakBytes : x.*value < y.*value;
     });
     std::vector<FrontierPoint> front;
     for (auto &p : points)
-        // Equal costs summed in another order differ in the last bits: not a step.
-        if (front.empty() || p.cost < front.back().cost - 1e-9 * std::max(1.0, front.back().cost))
+        // Equal sums added in another order differ in the last bits: not a step.
+        if (front.empty() || p.*value < front.back().*value - 1e-9 * std::max(1.0, front.back().*value))
             front.push_back(std::move(p));
     return front;
+}
+
+double leastAt(const std::vector<FrontierPoint> &curve, std::int64_t peakBytes, double FrontierPoint::*value) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto &p : curve)
+        if (p.peakBytes <= peakBytes)
+            best = std::min(best, p.*value);
+    return best;
 }
 
 } // namespace
@@ -144,60 +167,95 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
     if (options.samples < 2)
         throw InvalidArgument("the trade-off curve needs at least 2 budgets, got " + std::to_string(options.samples));
     Frontier frontier;
-    const std::vector<NamedPoint> named = namedPoints(model);
+    // Timed on the link and the clock, the budgets being what is planned for.
+    std::optional<Machine> clock = options.machine;
+    if (clock) {
+        clock->deviceBudgetBytes.reset();
+        clock->hostBudgetBytes.reset();
+        frontier.timed = true;
+        frontier.secondsPerCost = clock->secondsPerCost;
+    }
+    const std::vector<NamedPoint> named = namedPoints(model, clock);
     frontier.storeAllBytes = named.front().peakBytes;
     frontier.storeAllCost = named.front().cost;
 
-    std::vector<FrontierPoint> candidates;
-    for (const auto &p : named)
-        candidates.push_back({0, p.label, p.peakBytes, p.peakSavedBytes, p.cost, p.schedule.description});
+    // The cost curve is recomputation's: what moves to host is on the offload curve.
+    std::vector<FrontierPoint> candidates, offloadCandidates;
+    for (const auto &p : named) {
+        FrontierPoint point = pointOf(0, p.label, count(model, p.schedule, clock), p.schedule.description);
+        (p.strategy == "offload-all" ? offloadCandidates : candidates).push_back(std::move(point));
+    }
 
     const std::int64_t low = lowestBudget(model, named), high = frontier.storeAllBytes;
-    const Strategy &budget = StrategyRegistry::builtin().get("budget");
+    const StrategyRegistry &registry = StrategyRegistry::builtin();
+    const bool offloading = clock && clock->link.carries() && model.isChain();
+    const int runs = offloading ? 2 : 1;
     for (int k = 0; k < options.samples; ++k) {
-        if (options.cancelled && options.cancelled())
-            throw Cancelled();
-        StrategyParams params;
-        params.budgetBytes = low + static_cast<std::int64_t>(double(high - low) * k / (options.samples - 1));
-        params.memorySteps = options.memorySteps;
-        params.cancelled = options.cancelled;
-        if (options.progress)
-            params.progress = [&options, k](double f) { options.progress((k + f) / options.samples); };
-        try {
-            const Schedule s = budget.makeSchedule(model, params);
-            const Counted c = count(model, s);
-            candidates.push_back({*params.budgetBytes, {}, c.peakBytes, c.peakSavedBytes, c.cost, s.description});
-        } catch (const InvalidArgument &) {
-            // Below what the planner can fit (or within its rounding): the next budget is larger.
+        for (int run = 0; run < runs; ++run) {
+            if (options.cancelled && options.cancelled())
+                throw Cancelled();
+            const bool offload = run == 1;
+            StrategyParams params;
+            params.budgetBytes = low + static_cast<std::int64_t>(double(high - low) * k / (options.samples - 1));
+            params.memorySteps = options.memorySteps;
+            params.cancelled = options.cancelled;
+            if (offload)
+                params.machine = clock;
+            const double slot = double(k * runs + run);
+            if (options.progress)
+                params.progress = [&options, slot, runs](double f) {
+                    options.progress((slot + f) / (options.samples * runs));
+                };
+            try {
+                const Schedule s = registry.get(offload ? "offload-budget" : "budget").makeSchedule(model, params);
+                (offload ? offloadCandidates : candidates)
+                    .push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));
+            } catch (const InvalidArgument &) {
+                // Below what the planner can fit (or within its rounding): the next budget is larger.
+            }
+            if (options.progress)
+                options.progress((slot + 1) / (options.samples * runs));
         }
-        if (options.progress)
-            options.progress(double(k + 1) / options.samples);
     }
-    frontier.curve = paretoFront(std::move(candidates));
+    frontier.curve = paretoFront(std::move(candidates), &FrontierPoint::cost);
     frontier.minimumBytes = frontier.curve.front().peakBytes;
+    if (clock)
+        frontier.offloadCurve = paretoFront(std::move(offloadCandidates), &FrontierPoint::makespanSeconds);
     if (options.namedPoints)
         frontier.named = named;
     return frontier;
 }
 
+double offloadMakespanAt(const Frontier &frontier, std::int64_t peakBytes) {
+    return leastAt(frontier.offloadCurve, peakBytes, &FrontierPoint::makespanSeconds);
+}
+
 double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes) {
-    double best = std::numeric_limits<double>::infinity();
-    for (const auto &p : frontier.curve)
-        if (p.peakBytes <= peakBytes)
-            best = std::min(best, p.cost);
-    return best;
+    return leastAt(frontier.curve, peakBytes, &FrontierPoint::cost);
 }
 
 std::string frontierCsv(const Frontier &f) {
     auto overhead = [&](double cost) { return f.storeAllCost > 0 ? cost / f.storeAllCost - 1 : 0.0; };
     std::ostringstream out;
-    out << "kind,label,peak_bytes,peak_saved_bytes,cost,overhead_vs_store_all,budget_bytes\n";
+    out << "kind,label,peak_bytes,peak_saved_bytes,cost,overhead_vs_store_all,budget_bytes";
+    if (f.timed)
+        out << ",makespan,stall_time,peak_host_bytes,transfer_bytes,offloads";
+    out << '\n';
+    // FrontierPoint and NamedPoint name their counts alike.
+    auto line = [&](const char *kind, const auto &p, std::int64_t budgetBytes) {
+        out << kind << ',' << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost)
+            << ',' << overhead(p.cost) << ',' << budgetBytes;
+        if (f.timed)
+            out << ',' << secondsText(p.makespanSeconds) << ',' << secondsText(p.stallSeconds) << ','
+                << p.peakHostBytes << ',' << p.transferBytes << ',' << p.offloads;
+        out << '\n';
+    };
     for (const auto &p : f.curve)
-        out << "curve," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost) << ','
-            << overhead(p.cost) << ',' << p.budgetBytes << '\n';
+        line("curve", p, p.budgetBytes);
     for (const auto &p : f.named)
-        out << "named," << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost) << ','
-            << overhead(p.cost) << ",0\n";
+        line("named", p, 0);
+    for (const auto &p : f.offloadCurve)
+        line("offload", p, p.budgetBytes);
     return out.str();
 }
 

@@ -7,12 +7,14 @@
 // answers "how much compute does each GiB cost me". Every point is a schedule
 // counted by the simulator. `remat plan --frontier` and the studio's
 // trade-off view show it; docs/planners.md explains it.
+#include "core/machine.h"
 #include "core/model.h"
 #include "core/schedule.h"
 #include "core/strategy.h"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,13 @@ struct FrontierPoint {
     std::int64_t peakSavedBytes = 0; // saved internals held at the peak
     double cost = 0;
     std::string description; // the plan in words, as Schedule::description
+    // Timed frontiers (FrontierOptions::machine) only: the schedule on its
+    // two streams. Recompute-only points move nothing: makespan = compute.
+    double makespanSeconds = 0;
+    double stallSeconds = 0;
+    std::int64_t peakHostBytes = 0;
+    std::int64_t transferBytes = 0;
+    std::int64_t offloads = 0;
 };
 
 // A named strategy on the same axes. Rebuild its schedule with
@@ -42,12 +51,22 @@ struct NamedPoint {
     std::int64_t peakBytes = 0;
     std::int64_t peakSavedBytes = 0;
     double cost = 0;
+    // Timed frontiers only, as in FrontierPoint.
+    double makespanSeconds = 0;
+    double stallSeconds = 0;
+    std::int64_t peakHostBytes = 0;
+    std::int64_t transferBytes = 0;
+    std::int64_t offloads = 0;
 };
 
 struct FrontierOptions {
     int samples = 48;      // budgets tried, evenly spaced from the minimum to store-all's peak
     int memorySteps = 512; // the budget planner's discretization (StrategyParams::memorySteps)
     bool namedPoints = true;
+    // A link and a clock (offloading): every point is also timed, offload-all
+    // joins the named points, and on chains the offload planner
+    // (offload-budget) runs at the same budgets, giving Frontier::offloadCurve.
+    std::optional<Machine> machine;
     std::function<void(double)> progress; // fraction done, may be empty
     std::function<bool()> cancelled;      // true: stop with Cancelled, may be empty
 };
@@ -62,6 +81,14 @@ struct Frontier {
     std::int64_t minimumBytes = 0;  // least peak the budget planner can plan for
     std::int64_t storeAllBytes = 0; // store-all's peak: the end of the curve
     double storeAllCost = 0;
+    // Timed frontiers only: the Pareto front of peak against makespan of the
+    // offload planner's plans (recompute-only ones included where no offload
+    // was faster), sorted by peak, strictly decreasing makespan. Where it lies
+    // below the recompute curve's makespan (cost x secondsPerCost), offloading
+    // beats recomputation.
+    bool timed = false;
+    double secondsPerCost = 0;
+    std::vector<FrontierPoint> offloadCurve;
 };
 
 // Throws LimitExceeded for models the budget planner cannot take (too large),
@@ -72,9 +99,15 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options = {}
 // +infinity below the first point.
 double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes);
 
+// The least makespan on the offload curve at `peakBytes`; +infinity below
+// its first point (timed frontiers).
+double offloadMakespanAt(const Frontier &frontier, std::int64_t peakBytes);
+
 // The curve and the named points as one CSV table (`remat plan --frontier
 // --csv` and the studio's export): kind ("curve" or "named"), label,
 // peak_bytes, peak_saved_bytes, cost, overhead_vs_store_all, budget_bytes.
+// A timed frontier adds makespan, stall_time, peak_host_bytes,
+// transfer_bytes, offloads, and the offload curve's lines (kind "offload").
 std::string frontierCsv(const Frontier &frontier);
 
 } // namespace remat

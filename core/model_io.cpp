@@ -1,6 +1,7 @@
 #include "core/model_io.h"
 
 #include "core/errors.h"
+#include "core/rates.h"
 #include "core/units.h"
 
 #include <algorithm>
@@ -95,6 +96,36 @@ public:
         return v.get<double>();
     }
 
+    // A rate or a time: a number in the base unit, or a string `parse` reads
+    // ("16 GB/s", "10 us", "100 TFLOP/s"); `expected` says what for messages.
+    template <class Parse>
+    std::optional<double> quantity(const json &object, const std::string &key, const std::string &pointer,
+                                   const std::string &expected, Parse parse) const {
+        if (!object.contains(key))
+            return std::nullopt;
+        const std::string where = pointer + "/" + key;
+        const json &v = object[key];
+        if (v.is_string()) {
+            try {
+                return parse(v.get<std::string>());
+            } catch (const InvalidArgument &) {
+                fail(where, "expected " + expected + ", got " + shown(v));
+            }
+        }
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+            fail(where, "expected " + expected + ", got " + shown(v));
+        return v.get<double>();
+    }
+
+    const json &object(const json &doc, const std::string &key, const std::set<std::string> &known,
+                       const std::string &example) const {
+        const json &v = doc[key];
+        if (!v.is_object())
+            fail("/" + key, "expected an object such as " + example + ", got " + shown(v));
+        onlyKeys(v, "/" + key, known);
+        return v;
+    }
+
 private:
     std::string origin_;
 };
@@ -165,6 +196,46 @@ std::optional<TextProblem> firstTextProblem(std::string_view text) {
     return std::nullopt;
 }
 
+// "link", "device" and "host": the machine for offloading (docs/model-format.md).
+MachineSpec readMachine(const Reader &r, const json &doc, double byteUnit) {
+    MachineSpec m;
+    const auto bandwidth = [](const std::string &t) { return parseBandwidth(t, "bandwidth"); };
+    const auto seconds = [](const std::string &t) { return parseSeconds(t, "latency"); };
+    const auto rate = [](const std::string &t) { return parseFlopRate(t, "rate"); };
+    if (doc.contains("link")) {
+        const json &link = r.object(doc, "link", {"bandwidth", "latency", "comment"},
+                                    "{\"bandwidth\": \"16 GB/s\", \"latency\": \"10 us\"}");
+        if (!link.contains("bandwidth"))
+            r.fail("/link", "missing \"bandwidth\" (bytes per second: a number or a string such as \"16 GB/s\")");
+        m.linkBytesPerSecond = r.quantity(link, "bandwidth", "/link",
+                                          "a bandwidth >= 0 such as \"16 GB/s\" or a number of bytes per second",
+                                          bandwidth);
+        m.linkLatencySeconds =
+            r.quantity(link, "latency", "/link", "a time >= 0 such as \"10 us\" or a number of seconds", seconds);
+    }
+    if (doc.contains("device")) {
+        const json &device = r.object(doc, "device", {"rate", "budget", "comment"},
+                                      "{\"rate\": \"100 TFLOP/s\", \"budget\": \"1 GiB\"}");
+        m.deviceFlopsPerSecond = r.quantity(device, "rate", "/device",
+                                            "a rate above 0 such as \"100 TFLOP/s\" or a number of FLOP per second",
+                                            rate);
+        if (m.deviceFlopsPerSecond && *m.deviceFlopsPerSecond <= 0)
+            r.fail("/device/rate", "expected a rate above 0, got " + Reader::shown(device["rate"]));
+        if (device.contains("budget"))
+            m.deviceBudgetBytes = r.size(device, "budget", "/device", byteUnit, std::nullopt);
+        if (m.deviceBudgetBytes && *m.deviceBudgetBytes < 1)
+            r.fail("/device/budget", "expected at least 1 byte, got " + Reader::shown(device["budget"]));
+    }
+    if (doc.contains("host")) {
+        const json &host = r.object(doc, "host", {"budget", "comment"}, "{\"budget\": \"64 GiB\"}");
+        if (host.contains("budget"))
+            m.hostBudgetBytes = r.size(host, "budget", "/host", byteUnit, std::nullopt);
+        if (m.hostBudgetBytes && *m.hostBudgetBytes < 1)
+            r.fail("/host/budget", "expected at least 1 byte, got " + Reader::shown(host["budget"]));
+    }
+    return m;
+}
+
 } // namespace
 
 ModelFile parseModelJson(std::string_view text, const std::string &origin) {
@@ -187,13 +258,14 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     const Reader r(origin);
     if (!doc.is_object())
         r.fail("", "expected an object with \"nodes\", got " + Reader::shown(doc));
-    r.onlyKeys(doc, "", {"format", "version", "name", "source", "comment", "units", "nodes", "edges"});
+    r.onlyKeys(doc, "",
+               {"format", "version", "name", "source", "comment", "units", "nodes", "edges", "link", "device", "host"});
     if (doc.contains("format") && doc["format"] != "remat-model")
         r.fail("/format", "expected \"remat-model\", got " + Reader::shown(doc["format"]));
     if (doc.contains("version") && doc["version"] != 1)
         r.fail("/version", "this remat reads version 1, got " + Reader::shown(doc["version"]));
 
-    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false)};
+    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}};
     double unit = 1;
     std::string costUnit;
     if (doc.contains("units")) {
@@ -205,6 +277,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         unit = byteUnit(r, units);
         costUnit = r.text(units, "cost", "/units", false);
     }
+
+    MachineSpec machine = readMachine(r, doc, unit);
 
     if (!doc.contains("nodes"))
         r.fail("", "missing \"nodes\" (an array of at least two nodes: the input and one layer)");
@@ -285,6 +359,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         if (!feeds[i])
             r.fail("/nodes/" + std::to_string(i),
                    "\"" + specs[i].label + "\" feeds no later node; only the last node may be the output");
+    out.machine = machine;
     try {
         out.model = Model::fromForward(std::move(specs));
         out.model.setCostUnit(std::move(costUnit));

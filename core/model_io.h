@@ -3,6 +3,7 @@
 // bytes, forward and backward cost; edges; optional units). Loading is all or
 // nothing: any error throws InvalidArgument naming the file and the line
 // (syntax) or the JSON pointer (content) and what was expected.
+#include "core/machine.h"
 #include "core/model.h"
 
 #include <string>
@@ -14,6 +15,9 @@ struct ModelFile {
     Model model;
     std::string name;   // "VGG-16, batch 32"
     std::string source; // where the sizes come from
+    // "link", "device" and "host" (offloading): what the file says of the
+    // machine; resolveMachine(model, spec) turns it into a Machine.
+    MachineSpec machine;
 };
 
 // Largest model file read (bytes), checked before reading.

@@ -40,6 +40,30 @@ nlohmann::ordered_json summaryJson(const ComparisonRow &row) {
     j["memory_class"] = std::string(row.strategy->memoryClass());
     j["compute_class"] = std::string(row.strategy->computeClass());
     j["checkpoints"] = row.schedule.checkpoints;
+    if (s.timed) {
+        // The two streams (docs/model.md, offloading); times in seconds.
+        j["peak_device_bytes"] = s.peakBytes;
+        j["peak_host_bytes"] = s.peakHostBytes;
+        j["transfer_bytes"] = s.transferBytes;
+        j["offloads"] = s.offloads;
+        j["prefetches"] = s.prefetches;
+        j["compute_time"] = s.computeSeconds;
+        j["stall_time"] = s.stallSeconds;
+        j["makespan"] = s.makespanSeconds;
+        j["makespan_overhead_vs_store_all"] = row.makespanOverhead;
+    }
+    return j;
+}
+
+nlohmann::ordered_json machineJson(const Machine &machine) {
+    nlohmann::ordered_json j;
+    j["link_bytes_per_second"] = machine.link.bytesPerSecond;
+    j["link_latency"] = machine.link.latencySeconds;
+    j["seconds_per_cost"] = machine.secondsPerCost;
+    if (machine.deviceBudgetBytes)
+        j["device_budget_bytes"] = *machine.deviceBudgetBytes;
+    if (machine.hostBudgetBytes)
+        j["host_budget_bytes"] = *machine.hostBudgetBytes;
     return j;
 }
 
@@ -55,11 +79,14 @@ nlohmann::ordered_json modelJson(const Model &model) {
     return j;
 }
 
-void writeSummaryCsvHeader(std::ostream &out, bool withN) {
+void writeSummaryCsvHeader(std::ostream &out, bool withN, bool timed) {
     if (withN)
         out << "n,";
     out << "strategy,peak_nodes,peak_bytes,forward_evaluations,recomputations,backward_ops,ops,cost,"
-           "overhead_vs_store_all,memory_class,compute_class,peak_saved_bytes,peak_workspace_bytes\n";
+           "overhead_vs_store_all,memory_class,compute_class,peak_saved_bytes,peak_workspace_bytes";
+    if (timed)
+        out << ",peak_host_bytes,transfer_bytes,compute_time,stall_time,makespan";
+    out << '\n';
 }
 
 void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool withN) {
@@ -71,11 +98,24 @@ void writeSummaryCsvRow(std::ostream &out, const ComparisonRow &row, int n, bool
     out << row.strategy->name() << ',' << s.peakNodes << ',' << s.peakBytes << ',' << s.forwardEvaluations << ','
         << s.recomputations << ',' << s.backwardOps << ',' << s.ops << ',' << numberText(s.cost) << ',' << overhead
         << ",\"" << row.strategy->memoryClass() << "\",\"" << row.strategy->computeClass() << "\"," << s.peakSavedBytes
-        << ',' << s.peakWorkspaceBytes << '\n';
+        << ',' << s.peakWorkspaceBytes;
+    if (s.timed)
+        out << ',' << s.peakHostBytes << ',' << s.transferBytes << ',' << secondsText(s.computeSeconds) << ','
+            << secondsText(s.stallSeconds) << ',' << secondsText(s.makespanSeconds);
+    out << '\n';
 }
 
-void writeTimelineCsvHeader(std::ostream &out) {
-    out << "strategy,step,op,node,resident_count,resident,bytes,records,saved_bytes\n";
+std::string secondsText(double seconds) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", seconds);
+    return buf;
+}
+
+void writeTimelineCsvHeader(std::ostream &out, bool timed) {
+    out << "strategy,step,op,node,resident_count,resident,bytes,records,saved_bytes";
+    if (timed)
+        out << ",start,end,host_bytes,on_host";
+    out << '\n';
 }
 
 void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Timeline &timeline) {
@@ -96,7 +136,22 @@ void writeTimelineCsv(std::ostream &out, const std::string &strategy, const Time
             first = false;
         }
         // records: 1 for a forward run that keeps its layer's saved internals.
-        out << ',' << timeline.bytesAt(t) << ',' << (op.records ? 1 : 0) << ',' << timeline.savedBytesAt(t) << '\n';
+        out << ',' << timeline.bytesAt(t) << ',' << (op.records ? 1 : 0) << ',' << timeline.savedBytesAt(t);
+        if (timeline.timed()) {
+            out << ',' << secondsText(timeline.startTime(t)) << ',' << secondsText(timeline.endTime(t)) << ','
+                << timeline.hostBytesAt(t) << ',';
+            // Nodes with a host copy after the op (on host, or on both while a copy is made or read).
+            first = true;
+            for (std::size_t i = 0; i < state.host.size(); ++i) {
+                if (state.host[i] == HostCopy::None)
+                    continue;
+                if (!first)
+                    out << ' ';
+                out << model.name(static_cast<NodeId>(i));
+                first = false;
+            }
+        }
+        out << '\n';
     }
 }
 

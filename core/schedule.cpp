@@ -10,6 +10,10 @@ const char *kindName(OpKind kind) {
         return "free";
     case OpKind::FreeSaved:
         return "free-saved";
+    case OpKind::Offload:
+        return "offload";
+    case OpKind::Prefetch:
+        return "prefetch";
     }
     return "?";
 }
@@ -20,6 +24,13 @@ std::string describe(const Model &model, Op op) {
     if (op.kind == OpKind::FreeSaved)
         return "free s_" + std::to_string(model.indexOf(op.node));
     return std::string(op.records ? "record" : kindName(op.kind)) + " " + model.name(op.node);
+}
+
+bool hasTransfers(const Schedule &schedule) {
+    for (const Op &op : schedule.ops)
+        if (op.isTransfer())
+            return true;
+    return false;
 }
 
 } // namespace remat

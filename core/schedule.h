@@ -13,6 +13,10 @@ enum class OpKind : std::uint8_t {
     Compute,   // compute a node (a forward node for the first time or again, or a backward node)
     Free,      // release a resident node
     FreeSaved, // release the saved internals s_i of layer F_i (node: a_i)
+    // Copies on the copy stream beside the compute stream (docs/model.md,
+    // "Offloading to host"); only forward nodes a_1..a_n move.
+    Offload,  // start copying a_i to host memory; the device copy stays until a `free a_i`
+    Prefetch, // start copying a_i back from host into a new device buffer
 };
 
 struct Op {
@@ -27,6 +31,9 @@ struct Op {
     static Op record(NodeId n) { return {OpKind::Compute, true, n}; }
     static Op free(NodeId n) { return {OpKind::Free, false, n}; }
     static Op freeSaved(NodeId forwardNode) { return {OpKind::FreeSaved, false, forwardNode}; }
+    static Op offload(NodeId forwardNode) { return {OpKind::Offload, false, forwardNode}; }
+    static Op prefetch(NodeId forwardNode) { return {OpKind::Prefetch, false, forwardNode}; }
+    bool isTransfer() const { return kind == OpKind::Offload || kind == OpKind::Prefetch; }
     bool operator==(const Op &) const = default;
 };
 static_assert(sizeof(Op) == 8, "schedules hold up to Strategy::kMaxOps ops");
@@ -40,9 +47,11 @@ struct Schedule {
     std::vector<int> checkpoints;
 };
 
-// "compute a_3", "record a_3", "free b_7", "free s_3".
+// "compute a_3", "record a_3", "free b_7", "free s_3", "offload a_3", "prefetch a_3".
 std::string describe(const Model &model, Op op);
-// "compute", "free" or "free-saved".
+// True when some op of `schedule` is an offload or a prefetch.
+bool hasTransfers(const Schedule &schedule);
+// "compute", "free", "free-saved", "offload" or "prefetch".
 const char *kindName(OpKind kind);
 
 } // namespace remat

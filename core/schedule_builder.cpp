@@ -29,10 +29,32 @@ std::vector<Op> freesAsEarlyAsPossible(const Model &model, const std::vector<Op>
     for (std::size_t t = count; t-- > 0;) {
         const NodeId x = computes[t].node;
         const std::size_t before = freesReversed.size();
-        // x itself: dead if nothing reads this incarnation.
+        switch (computes[t].kind) {
+        case OpKind::Offload:
+            // Copying to host reads the device copy.
+            markRead(x);
+            freeCount[t] = static_cast<std::uint32_t>(freesReversed.size() - before);
+            continue;
+        case OpKind::Free:
+            // A free the plan placed itself (an offloaded node's device copy,
+            // held while its copy overlaps compute): no other free for the
+            // reads before it.
+            readLater[x] = 1;
+            continue;
+        case OpKind::Prefetch:
+        case OpKind::Compute:
+            break;
+        case OpKind::FreeSaved:
+            continue;
+        }
+        // x itself (computed, or brought back by a prefetch): dead if nothing reads this incarnation.
         if (!readLater[x] && x != pinnedGradient && x != pinnedInput)
             freesReversed.push_back(x);
         readLater[x] = 0;
+        if (computes[t].kind == OpKind::Prefetch) {
+            freeCount[t] = static_cast<std::uint32_t>(freesReversed.size() - before);
+            continue;
+        }
         if (computes[t].records) {
             const NodeId s = nodes + x;
             if (!readLater[s])
@@ -121,14 +143,28 @@ std::vector<Op> withRecording(const Model &model, const std::vector<NodeId> &ord
 
 } // namespace
 
-std::vector<Op> insertFrees(const Model &model, const std::vector<NodeId> &computeOrder, int discardFirstRunsThrough) {
+std::vector<NodeId> storeAllOrder(const Model &model) {
+    std::vector<NodeId> order;
+    order.reserve(2 * static_cast<std::size_t>(model.forwardCount()));
+    for (int i = 1; i < model.forwardCount(); ++i)
+        order.push_back(model.forwardNode(i));
+    for (int i = model.forwardCount() - 1; i >= 0; --i)
+        order.push_back(model.backwardNode(i));
+    return order;
+}
+
+std::vector<Op> computeOps(const Model &model, const std::vector<NodeId> &computeOrder, int discardFirstRunsThrough) {
     if (model.hasSavedBytes())
-        return freesAsEarlyAsPossible(model, withRecording(model, computeOrder, discardFirstRunsThrough));
+        return withRecording(model, computeOrder, discardFirstRunsThrough);
     std::vector<Op> computes;
     computes.reserve(computeOrder.size());
     for (NodeId x : computeOrder)
         computes.push_back(Op::compute(x));
-    return freesAsEarlyAsPossible(model, computes);
+    return computes;
+}
+
+std::vector<Op> insertFrees(const Model &model, const std::vector<NodeId> &computeOrder, int discardFirstRunsThrough) {
+    return freesAsEarlyAsPossible(model, computeOps(model, computeOrder, discardFirstRunsThrough));
 }
 
 std::vector<Op> insertFrees(const Model &model, const std::vector<Op> &computes) {
@@ -140,14 +176,17 @@ int lastCheckpoint(const std::vector<int> &checkpoints) {
 }
 
 std::vector<int> keptIntoBackward(const Model &model, const std::vector<Op> &ops) {
-    std::vector<std::uint8_t> resident(model.forwardCount(), 0);
+    // Kept on the device, or on host by an offload.
+    std::vector<std::uint8_t> resident(model.forwardCount(), 0), onHost(model.forwardCount(), 0);
     for (const Op &op : ops) {
         if (model.isBackward(op.node) && op.kind == OpKind::Compute)
             break;
         if (op.kind == OpKind::Compute)
             resident[op.node] = 1;
+        else if (op.kind == OpKind::Offload)
+            onHost[op.node] = 1;
         else if (op.kind == OpKind::Free)
-            resident[op.node] = 0;
+            resident[op.node] = onHost[op.node];
     }
     std::vector<int> kept;
     // The output is always held for the loss: not a choice of the plan.

@@ -40,6 +40,16 @@ void Strategy::requireChain(const Model &model) const {
         throw InvalidArgument(std::string(name()) + " works on chains; this model is a graph with skip connections");
 }
 
+void Strategy::requireLink(const StrategyParams &params, bool carrying) const {
+    if (!params.machine)
+        throw InvalidArgument(std::string(name()) +
+                              " moves activations between device and host: give the link (e.g. --link 16GB/s) and "
+                              "the time of the model's costs (--forward-time for a chain; docs/model.md)");
+    if (carrying && !params.machine->link.carries())
+        throw InvalidArgument(std::string(name()) + " needs a link faster than 0 B/s (a link of 0 B/s means no "
+                                                     "offloading)");
+}
+
 void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots,
                             bool usesBudget) const {
     if (params.every && !usesEvery)

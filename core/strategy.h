@@ -1,6 +1,7 @@
 #pragma once
 // A strategy turns a Model and its parameters into a Schedule. Each strategy is
 // one small unit under core/strategies/, registered in the StrategyRegistry.
+#include "core/machine.h"
 #include "core/model.h"
 #include "core/schedule.h"
 
@@ -22,6 +23,10 @@ struct StrategyParams {
     std::optional<std::int64_t> budgetBytes;     // budget: peak bytes the simulator may count
     std::optional<std::int64_t> budgetNodes;     // budget: peak resident nodes the simulator may count
     std::optional<int> memorySteps;              // budget: discretization of a byte budget (default 512)
+    // offload-all, offload-budget: the device-host link and the time of a
+    // unit of cost (and the host budget offload-budget plans for). The
+    // device budget of offload-budget is budgetBytes, as for budget.
+    std::optional<Machine> machine;
     // Long planners (budget) report progress in [0, 1] and stop with Cancelled
     // when `cancelled` returns true. Both may be empty.
     std::function<void(double)> progress;
@@ -51,6 +56,9 @@ public:
     virtual bool runsWithDefaults() const { return true; }
     // True when the strategy plans graphs with skip connections, not only chains.
     virtual bool worksOnGraphs() const { return false; }
+    // True when its schedules move activations to host and back: it needs
+    // StrategyParams::machine with a link (docs/model.md, offloading).
+    virtual bool usesLink() const { return false; }
 
     // Validates parameters, refuses schedules over kMaxOps, then plans.
     // Throws InvalidArgument or LimitExceeded with a message for the user.
@@ -69,6 +77,9 @@ protected:
 
     // Helpers for strategies.
     void requireChain(const Model &model) const;
+    // Throws InvalidArgument unless params.machine is given (and, with
+    // `carrying`, its link moves more than 0 B/s).
+    void requireLink(const StrategyParams &params, bool carrying) const;
     void rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots = false,
                       bool usesBudget = false) const;
 };

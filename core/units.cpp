@@ -84,7 +84,6 @@ std::string formatSize(std::int64_t bytes, bool inNodes) {
     return std::to_string(bytes) + (bytes == 1 ? " node" : " nodes");
 }
 
-namespace {
 // Up to 4 significant digits, no exponent, no trailing zeros: "2.005", "12.5", "1234".
 std::string plainNumber(double v) {
     const double magnitude = std::fabs(v);
@@ -100,11 +99,13 @@ std::string plainNumber(double v) {
     return s == "-0" ? "0" : s;
 }
 
+namespace {
 constexpr char kPrefixes[] = {'k', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'};
 constexpr int kPrefixCount = sizeof kPrefixes;
 
-// The power of 1000 an SI prefix stands for ("" 0, "k" 1, "G" 3), or -1.
-int prefixPower(const std::string &prefix) {
+} // namespace
+
+int siPrefixPower(std::string_view prefix) {
     if (prefix.empty())
         return 0;
     for (int p = 0; p < kPrefixCount && prefix.size() == 1; ++p)
@@ -112,7 +113,6 @@ int prefixPower(const std::string &prefix) {
             return p + 1;
     return -1;
 }
-} // namespace
 
 std::string formatCost(double cost, const std::string &unit) {
     if (!std::isfinite(cost))
@@ -120,8 +120,8 @@ std::string formatCost(double cost, const std::string &unit) {
     // A FLOP unit with a prefix ("GFLOP") lends its prefix to the number.
     const std::size_t flop = unit.size() >= 4 ? unit.size() - 4 : std::string::npos;
     const bool flopUnit =
-        flop != std::string::npos && unit.compare(flop, 4, "FLOP") == 0 && prefixPower(unit.substr(0, flop)) >= 0;
-    int power = flopUnit ? prefixPower(unit.substr(0, flop)) : 0;
+        flop != std::string::npos && unit.compare(flop, 4, "FLOP") == 0 && siPrefixPower(unit.substr(0, flop)) >= 0;
+    int power = flopUnit ? siPrefixPower(unit.substr(0, flop)) : 0;
     double v = cost;
     // Four digits stay as they are ("1234"); beyond, a prefix ("12.35k").
     const int unitPower = power;

@@ -18,5 +18,10 @@ std::string formatSize(std::int64_t bytes, bool inNodes);
 // "2.005M ms", and FLOP units take the prefix ("2.005e6 GFLOP" reads
 // "2.005 PFLOP").
 std::string formatCost(double cost, const std::string &unit = {});
+// Up to 4 significant digits, no exponent, no trailing zeros: "2.005", "12.5", "1234".
+std::string plainNumber(double value);
+// The power of 1000 an SI prefix stands for ("" 0, "k" 1, "M" 2, "G" 3, ...
+// up to "Y"), or -1 when `prefix` is not one.
+int siPrefixPower(std::string_view prefix);
 
 } // namespace remat

@@ -64,6 +64,12 @@ MemoryBreakdown::MemoryBreakdown(const Timeline &timeline) {
             if (heldSaved)
                 held[saved] -= model.savedBytes(model.indexOf(op.node));
             break;
+        case OpKind::Offload: // the device copy stays until its free
+            break;
+        case OpKind::Prefetch: // the device buffer is held from the issue on
+            if (!wasResident)
+                held[kindOf(op.node)] += model.bytes(op.node);
+            break;
         }
         Bytes &now = bytes_[static_cast<std::size_t>(step)];
         now = held;

@@ -161,13 +161,25 @@ std::string narrateFree(const Timeline &timeline, const StepState &state, NodeId
     return out + " in the backward pass.";
 }
 
+// Offloads and prefetches in words (the copy stream runs beside the compute stream).
+std::string narrateTransfer(const Timeline &timeline, Op op) {
+    const Model &model = timeline.model();
+    const std::string name = model.name(op.node) + " (" + formatBytes(model.bytes(op.node)) + ")";
+    if (op.kind == OpKind::Offload)
+        return "Offloading " + name +
+               " to host memory: the copy runs beside the compute stream, and the device copy is freed once it is "
+               "done.";
+    return "Prefetching " + name + " back from host memory, ahead of the gradient that reads it.";
+}
+
 } // namespace
 
 std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &checkpoints, const StepState &state) {
     if (state.step < 0)
         return "Before the first op: only the input a_0 is in memory. The forward pass computes a_1 next.";
     const Op op = timeline.op(state.step);
-    std::string out = op.kind == OpKind::FreeSaved ? narrateFreeSaved(timeline, op.node)
+    std::string out = op.isTransfer()                ? narrateTransfer(timeline, op)
+                      : op.kind == OpKind::FreeSaved ? narrateFreeSaved(timeline, op.node)
                       : op.records                  ? narrateRecord(timeline, checkpoints, state, op.node)
                       : op.kind == OpKind::Compute ? narrateCompute(timeline, checkpoints, state, op.node)
                                                    : narrateFree(timeline, state, op.node);

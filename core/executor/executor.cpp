@@ -28,6 +28,12 @@ void requireNetworkModel(const Model &model, const Backend &backend) {
 Executor::Executor(Backend &backend, const Model &model, const Schedule &schedule)
     : backend_(backend), schedule_(schedule), forwardCount_(model.forwardCount()) {
     requireNetworkModel(model, backend);
+    // Offloading needs a host arena and a copy stream the backends do not have yet.
+    for (std::size_t t = 0; t < schedule.ops.size(); ++t)
+        if (schedule.ops[t].isTransfer())
+            throw NotSupported("the executor does not run offloads and prefetches yet (" + schedule.strategy +
+                               ", op " + std::to_string(t) + ": " + describe(model, schedule.ops[t]) +
+                               "); simulate the schedule instead (remat simulate --link ...)");
     predicted_ = Simulator::summarize(model, schedule);
 }
 

@@ -49,7 +49,8 @@ struct StepOptions {
 class Executor {
 public:
     // Throws InvalidArgument when `model` is not the model of the backend's
-    // network (networkModel(shape)), and InvalidSchedule from the simulator.
+    // network (networkModel(shape)), NotSupported for a schedule with
+    // offloads or prefetches, and InvalidSchedule from the simulator.
     Executor(Backend &backend, const Model &model, const Schedule &schedule);
 
     const Summary &predicted() const { return predicted_; }

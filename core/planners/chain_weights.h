@@ -49,6 +49,24 @@ struct Weights {
     }
 };
 
+// The weights of the three kinds of forward step of a chain whose layers
+// save internals (chain_recording.h, chain_offload.h), in w's units.
+struct RecordingSteps {
+    const Weights &w;
+
+    std::int64_t saved(int i) const { return i <= w.n ? w.saved[i] : 0; }
+    // b_s reads s_{s+1} (b_n reads none).
+    std::int64_t consumed(int s) const { return s < w.n ? saved(s + 1) : 0; }
+    // Running F_{s+1} recording from a_s, with b_{t+1} resident.
+    std::int64_t record(int s, int t) const {
+        return w.a[s] + w.gradient(t) + w.a[s + 1] + w.saved[s + 1] + w.aWork[s + 1];
+    }
+    // b_s with the internals it consumes.
+    std::int64_t leaf(int s) const { return w.leaf(s) + consumed(s); }
+    // Held by a_s and s_{s+1} while (s+1, t) runs after a recording F_{s+1}.
+    std::int64_t recordHold(int s) const { return w.a[s] + w.saved[s + 1]; }
+};
+
 inline Weights weightsFor(const Model &chain, BudgetUnit unit) {
     Weights w;
     w.n = chain.layers();

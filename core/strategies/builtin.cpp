@@ -12,6 +12,8 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
     registry.add(makeRecursiveStrategy());
     registry.add(makeBudgetStrategy());
     registry.add(makeAutoStrategy());
+    registry.add(makeOffloadAllStrategy());
+    registry.add(makeOffloadBudgetStrategy());
 }
 
 } // namespace remat

@@ -14,5 +14,7 @@ std::unique_ptr<Strategy> makeRevolveStrategy();
 std::unique_ptr<Strategy> makeRecursiveStrategy();
 std::unique_ptr<Strategy> makeBudgetStrategy();
 std::unique_ptr<Strategy> makeAutoStrategy();
+std::unique_ptr<Strategy> makeOffloadAllStrategy();
+std::unique_ptr<Strategy> makeOffloadBudgetStrategy();
 
 } // namespace remat

@@ -23,18 +23,10 @@ public:
 protected:
     void validate(const Model &, const StrategyParams &params) const override { rejectUnused(params, false, false); }
 
-    // Forward in topological order, then every gradient in reverse: valid for
-    // any DAG, since a gradient's consumers all come later in that order.
     Schedule plan(const Model &model, const StrategyParams &) const override {
-        std::vector<NodeId> order;
-        order.reserve(2 * model.forwardCount());
-        for (int i = 1; i < model.forwardCount(); ++i)
-            order.push_back(model.forwardNode(i));
-        for (int i = model.forwardCount() - 1; i >= 0; --i)
-            order.push_back(model.backwardNode(i));
         Schedule s;
         s.description = "keep every activation";
-        s.ops = insertFrees(model, order, 0); // every layer records: nothing is checkpointed
+        s.ops = insertFrees(model, storeAllOrder(model), 0); // every layer records: nothing is checkpointed
         for (int i = 1; i < model.forwardCount() - 1; ++i)
             s.checkpoints.push_back(i);
         return s;

@@ -3,6 +3,7 @@
 // exactly as docs/model.md defines.
 #include "core/errors.h"
 #include "core/simulator.h"
+#include "tests/common/schedule_text.h"
 
 #include <QtTest>
 
@@ -10,17 +11,9 @@ using namespace remat;
 
 namespace {
 
-// Parses "c a_1, f a_0, c b_2" into ops on `m` (c = compute, f = free).
+// "c a_1, f a_0, c b_2" as ops on `m` (c = compute, f = free).
 std::vector<Op> ops(const Model &m, const QString &text) {
-    std::vector<Op> out;
-    for (const QString &item : text.split(',', Qt::SkipEmptyParts)) {
-        const QStringList parts = item.trimmed().split(' ');
-        const QString node = parts[1];
-        const int i = node.mid(2).toInt();
-        const NodeId id = node.startsWith('a') ? m.forwardNode(i) : m.backwardNode(i);
-        out.push_back(parts[0] == "c" ? Op::compute(id) : Op::free(id));
-    }
-    return out;
+    return test::opsFromText(m, text);
 }
 
 // Store-all for n = 2 written by hand from docs/model.md.

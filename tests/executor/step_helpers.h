@@ -25,12 +25,16 @@ struct Planned {
     Schedule schedule;
 };
 
-// Every registered strategy, each with parameters it accepts: explicit
-// checkpoints, three slots for the slot-bounded ones, nothing for the rest.
+// Every registered strategy the executor runs, each with parameters it
+// accepts: explicit checkpoints, three slots for the slot-bounded ones,
+// nothing for the rest. Strategies that offload to host are left out: no
+// backend runs transfers yet (test_executor checks the refusal).
 inline std::vector<Planned> allSchedules(const Model &model) {
     std::vector<Planned> out;
     const int n = model.layers();
     for (const Strategy *s : StrategyRegistry::builtin().all()) {
+        if (s->usesLink())
+            continue;
         StrategyParams params;
         if (s->name() == "checkpoints") {
             params.checkpoints = std::vector<int>{};
