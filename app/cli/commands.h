@@ -2,7 +2,9 @@
 // The `remat` subcommands. Each writes its whole output to `out` only when it
 // succeeds, and throws remat::Error (message for the user) otherwise.
 #include "core/comparison.h"
+#include "core/machine.h"
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +16,21 @@ enum class Format { Table, Json, Csv };
 struct ModelOptions {
     std::string nodeBytes = "1";
     std::string savedBytes = "0"; // internals every layer saves for its backward when recording
+    // The time of a layer's forward and backward (costs in seconds); empty:
+    // the abstract costs 1 and 2. The backward defaults to twice the forward.
+    std::string forwardTime;
+    std::string backwardTime;
+};
+
+// The machine for offloading (docs/model.md), as typed; empty: not given
+// (a model file may give them). `deviceBudget` is the planners' budget, the
+// same as --budget in bytes.
+struct MachineOptions {
+    std::string link;
+    std::string latency;
+    std::string deviceRate;
+    std::string deviceBudget;
+    std::string hostBudget;
 };
 
 // The strategy options as typed on the command line.
@@ -30,6 +47,7 @@ struct SimulateOptions {
     std::string modelFile; // --model FILE instead of a chain of --n layers
     StrategyOptionTexts params;
     ModelOptions model;
+    MachineOptions machine;
     Format format = Format::Table;
     bool timeline = false;
 };
@@ -48,6 +66,7 @@ struct PlanOptions {
     std::string memorySteps;
     bool frontier = false; // the trade-off curve instead of one budget
     std::string samples;   // --frontier: budgets tried
+    MachineOptions machine;
     Format format = Format::Table;
 };
 
@@ -84,6 +103,16 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out);
 
 // Shared by the commands.
 Model buildChain(const std::string &nText, const ModelOptions &options);
+// The machine of the file's keys overridden by the flags (app/cli/machine_options.cpp):
+// nothing when neither gives a link (then no other machine flag but
+// --device-budget may be given). Throws InvalidArgument naming the flag.
+std::optional<Machine> machineFor(const Model &model, const MachineSpec &fromFile, const MachineOptions &flags);
+// --device-budget into params.budgetBytes (refused beside --budget); without
+// either, a model file's "device": {"budget"}.
+void applyDeviceBudget(const MachineOptions &flags, const std::string &budgetText, const MachineSpec &fromFile,
+                       StrategyParams &params);
+// One line that says what the rows are timed on, for table headers.
+std::string machineLine(const Machine &machine, const Model &model);
 // --budget: a plain number is nodes, a size with a unit ("2GiB", "512B") is bytes.
 void parseBudget(const std::string &text, StrategyParams &params);
 // `withSaved`: add what the peak holds of saved internals beside layer outputs

@@ -7,10 +7,12 @@
 #include "core/errors.h"
 #include "core/frontier.h"
 #include "core/model_io.h"
+#include "core/rates.h"
 #include "core/report.h"
 #include "core/units.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace remat::cli {
@@ -34,6 +36,30 @@ double aboveCurve(const Frontier &f, const NamedPoint &p) {
     return above > 1e-9 * std::max(1.0, p.cost) ? above : 0;
 }
 
+// The recompute curve's time at a peak: its least cost on the device clock.
+double recomputeMakespanAt(const Frontier &f, std::int64_t peakBytes) {
+    return frontierCostAt(f, peakBytes) * f.secondsPerCost;
+}
+
+// Where offloading beats recomputation: the offload planner's least makespan
+// for each peak beside the recompute curve's at the same peak.
+void printOffloadCurve(std::ostream &out, const Frontier &f, const Machine &machine, const Model &model) {
+    out << "\nwith offloading, " << machineLine(machine, model) << ": least makespan for each peak ("
+        << f.offloadCurve.size() << " steps; recomputation's at the same peak beside it):\n\n";
+    TextTable table({"peak", "peak bytes", "makespan", "recomputation", "offloading saves", "offloads", "host peak",
+                     "stalls", "plan"});
+    for (const auto &p : f.offloadCurve) {
+        const double recompute = recomputeMakespanAt(f, p.peakBytes);
+        const bool below = std::isfinite(recompute);
+        table.addRow({formatBytes(p.peakBytes), std::to_string(p.peakBytes), formatSeconds(p.makespanSeconds),
+                      below ? formatSeconds(recompute) : "does not fit",
+                      below ? formatSeconds(recompute - p.makespanSeconds) : "all of it",
+                      std::to_string(p.offloads), formatBytes(p.peakHostBytes), formatSeconds(p.stallSeconds),
+                      p.label.empty() ? "offload-budget " + formatBytes(p.budgetBytes) : p.label});
+    }
+    table.print(out);
+}
+
 } // namespace
 
 void runFrontier(const PlanOptions &options, std::ostream &out) {
@@ -46,6 +72,10 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         fo.memorySteps = static_cast<int>(parseInteger("--memory-steps", options.memorySteps, 1, 1 << 20));
     if (!options.samples.empty())
         fo.samples = static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
+    if (!options.machine.deviceBudget.empty())
+        throw InvalidArgument("--frontier plans every budget; leave out --device-budget " + options.machine.deviceBudget);
+    // With a link: every point timed, and the offload planner's curve beside recomputation's.
+    fo.machine = machineFor(model, file.machine, options.machine);
     const Frontier f = computeFrontier(model, fo);
 
     switch (options.format) {
@@ -67,7 +97,7 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
                                     {"named", p.label},
                                     {"description", p.description}});
         doc["named"] = nlohmann::ordered_json::array();
-        for (const auto &p : f.named)
+        for (const auto &p : f.named) {
             doc["named"].push_back({{"label", p.label},
                                     {"strategy", p.strategy},
                                     {"options", p.options},
@@ -76,6 +106,32 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
                                     {"cost", numberJson(p.cost)},
                                     {"overhead_vs_store_all", overhead(p.cost, f.storeAllCost)},
                                     {"above_curve", numberJson(aboveCurve(f, p))}});
+            if (f.timed) {
+                auto &named = doc["named"].back();
+                named["makespan"] = p.makespanSeconds;
+                named["stall_time"] = p.stallSeconds;
+                named["peak_host_bytes"] = p.peakHostBytes;
+                named["transfer_bytes"] = p.transferBytes;
+            }
+        }
+        if (f.timed) {
+            doc["machine"] = machineJson(*fo.machine);
+            for (auto &point : doc["curve"])
+                point["makespan"] = point["cost"].get<double>() * f.secondsPerCost;
+            doc["offload_curve"] = nlohmann::ordered_json::array();
+            for (const auto &p : f.offloadCurve)
+                doc["offload_curve"].push_back({{"peak_bytes", p.peakBytes},
+                                                {"makespan", p.makespanSeconds},
+                                                {"recompute_makespan", recomputeMakespanAt(f, p.peakBytes)},
+                                                {"stall_time", p.stallSeconds},
+                                                {"peak_host_bytes", p.peakHostBytes},
+                                                {"transfer_bytes", p.transferBytes},
+                                                {"offloads", p.offloads},
+                                                {"cost", numberJson(p.cost)},
+                                                {"budget_bytes", p.budgetBytes},
+                                                {"named", p.label},
+                                                {"description", p.description}});
+        }
         out << doc.dump(2) << '\n';
         return;
     }
@@ -106,6 +162,8 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
                       overheadText(p.cost, f.storeAllCost), above > 0 ? "+" + numberText(above) + unit : "on it"});
     }
     named.print(out);
+    if (f.timed)
+        printOffloadCurve(out, f, *fo.machine, model);
 }
 
 } // namespace remat::cli

@@ -24,6 +24,22 @@ void addOutputFlags(CLI::App *cmd, Format &format, bool csvAllowed = true) {
     }
 }
 
+// The link, the device's rate and the budgets (docs/model.md, offloading).
+void addMachineFlags(CLI::App *cmd, MachineOptions &m) {
+    cmd->add_option("--link", m.link,
+                    "Bandwidth of the device-host link: rows are timed on a compute and a copy stream, offload "
+                    "strategies may run; 0B/s means no offloading. Example: --link 16GB/s");
+    cmd->add_option("--latency", m.latency, "With --link: time every transfer pays first (default 0). Example: "
+                                            "--latency 10us");
+    cmd->add_option("--device-rate", m.deviceRate,
+                    "With --link, for model files whose costs are FLOP: the device's rate. Example: "
+                    "--device-rate 100TFLOP/s");
+    cmd->add_option("--device-budget", m.deviceBudget,
+                    "Device memory the planners may use, as --budget in bytes. Example: --device-budget 1GiB");
+    cmd->add_option("--host-budget", m.hostBudget,
+                    "With --link: host memory offload-budget may fill. Example: --host-budget 64GiB");
+}
+
 std::string strategyHelp() {
     std::string text = "Strategies to compare: all, or a comma-separated list of:";
     for (const auto *s : remat::StrategyRegistry::builtin().all())
@@ -73,14 +89,25 @@ int main(int argc, char **argv) {
         "--saved-bytes", sim.model.savedBytes,
         "Internals every layer saves for its backward when it runs recording, besides its output (default 0; "
         "docs/model.md). Example: --saved-bytes 17MiB");
+    auto *forwardTimeOption = simulate->add_option(
+        "--forward-time", sim.model.forwardTime,
+        "Time of one layer's forward on the device: costs become seconds, as timing transfers needs. Example: "
+        "--forward-time 2ms");
+    auto *backwardTimeOption = simulate->add_option(
+        "--backward-time", sim.model.backwardTime,
+        "With --forward-time: time of one layer's backward (default twice the forward). Example: --backward-time 5ms");
+    addMachineFlags(simulate, sim.machine);
     modelOption->excludes(nodeBytesOption);
     modelOption->excludes(savedBytesOption);
     modelOption->excludes(nOption);
+    modelOption->excludes(forwardTimeOption);
+    modelOption->excludes(backwardTimeOption);
     addOutputFlags(simulate, sim.format);
     simulate->add_flag("--timeline", sim.timeline,
                        "With --csv: one line per op (strategy, step, op, node, resident nodes, bytes)");
     simulate->footer("Example:\n  remat simulate --n 16 --json\n  remat simulate --n 8 --strategy recompute-all --csv "
-                     "--timeline");
+                     "--timeline\n  remat simulate --n 16 --node-bytes 64MiB --forward-time 2ms --link 16GB/s "
+                     "--strategy store-all,offload-all");
 
     SweepOptions sweep;
     auto *sweepCmd = app.add_subcommand("sweep", "Simulate strategies for a geometric range of n (growth laws)");
@@ -148,9 +175,12 @@ int main(int argc, char **argv) {
     planCmd->add_option("--samples", plan.samples, "--frontier: budgets tried, 2 to 1000 (default 48)");
     planCmd->add_option("--memory-steps", plan.memorySteps,
                         "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");
+    addMachineFlags(planCmd, plan.machine);
     addOutputFlags(planCmd, plan.format);
     planCmd->footer("Example:\n  remat plan --model resources/models/vgg16-batch32.json --budget 2GiB\n"
-                    "  remat plan --model resources/models/gpt2-small.json --frontier --csv");
+                    "  remat plan --model resources/models/gpt2-small.json --frontier --csv\n"
+                    "  remat plan --model resources/models/gpt2-small.json --device-rate 100TFLOP/s --link 16GB/s "
+                    "--device-budget 4GiB");
 
     try {
         app.parse(argc, argv);

@@ -5,7 +5,9 @@
 
 #include "core/errors.h"
 #include "core/model_io.h"
+#include "core/rates.h"
 #include "core/report.h"
+#include "core/simulator.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
@@ -37,19 +39,31 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         throw InvalidArgument("--samples applies to --frontier only");
     if (options.format == Format::Csv)
         throw InvalidArgument("plan prints CSV with --frontier only; use --json for one budget");
-    if (options.budget.empty())
-        throw InvalidArgument(
-            "plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes), or --frontier for every budget");
     const ModelFile file = loadModelFile(options.modelFile);
     const Model &model = file.model;
     StrategyParams params;
-    parseBudget(options.budget, params);
+    if (!options.budget.empty())
+        parseBudget(options.budget, params);
+    applyDeviceBudget(options.machine, options.budget, file.machine, params);
+    if (!params.budgetBytes && !params.budgetNodes)
+        throw InvalidArgument("plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes), or "
+                              "--frontier for every budget");
     if (!options.memorySteps.empty())
         params.memorySteps = static_cast<int>(parseInteger("--memory-steps", options.memorySteps, 1, 1 << 20));
+    // With a link the planner may also offload (offload-budget, docs/planners.md).
+    params.machine = machineFor(model, file.machine, options.machine);
 
     const StrategyRegistry &registry = StrategyRegistry::builtin();
-    auto rows = compareStrategies(model, {&registry.get("budget")}, params);
-    auto reference = compareStrategies(model, {&registry.get("store-all")}, {});
+    auto rows = compareStrategies(model, {&registry.get(params.machine ? "offload-budget" : "budget")}, params);
+    StrategyParams storeAllParams;
+    storeAllParams.machine = params.machine;
+    auto reference = compareStrategies(model, {&registry.get("store-all")}, storeAllParams);
+    if (params.machine) {
+        // The plan fits the machine: the simulator checks both budgets.
+        Machine limits = *params.machine;
+        limits.deviceBudgetBytes = params.budgetBytes;
+        Simulator::summarize(model, rows.front().schedule, limits);
+    }
     const ComparisonRow &plan = rows.front();
     const ComparisonRow &storeAll = reference.front();
     const double memorySaved =
@@ -63,6 +77,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         doc["model"]["cost_unit"] = file.model.costUnit();
         doc["budget"] = params.budgetBytes ? nlohmann::ordered_json{{"bytes", *params.budgetBytes}}
                                            : nlohmann::ordered_json{{"nodes", *params.budgetNodes}};
+        if (params.machine)
+            doc["machine"] = machineJson(*params.machine);
         doc["plan"] = summaryJson(plan);
         nlohmann::ordered_json names = nlohmann::ordered_json::array();
         for (int c : plan.schedule.checkpoints)
@@ -76,6 +92,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     out << "model " << (file.name.empty() ? options.modelFile : file.name) << " (" << options.modelFile
         << "): " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
         << "\n";
+    if (params.machine)
+        out << machineLine(*params.machine, model) << "\n";
     out << "plan: " << plan.schedule.description << "\n";
     out << "checkpoints kept from the forward pass (" << plan.schedule.checkpoints.size() << "):";
     if (plan.schedule.checkpoints.empty())
@@ -92,6 +110,12 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         << formatBytes(storeAll.summary.peakBytes) << " (" << signedPercent(-memorySaved) << "), cost "
         << numberText(plan.summary.cost) << unit << " instead of " << numberText(storeAll.summary.cost) << unit << " ("
         << signedPercent(plan.costOverhead) << ")\n";
+    if (params.machine)
+        out << "makespan " << formatSeconds(plan.summary.makespanSeconds) << " instead of "
+            << formatSeconds(storeAll.summary.makespanSeconds) << " (" << signedPercent(plan.makespanOverhead)
+            << "): " << plan.summary.offloads << " offload(s), " << formatBytes(plan.summary.transferBytes)
+            << " over the link, " << formatSeconds(plan.summary.stallSeconds) << " of stalls, host peak "
+            << formatBytes(plan.summary.peakHostBytes) << "\n";
 }
 
 } // namespace remat::cli

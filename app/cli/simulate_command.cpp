@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "core/model_io.h"
 #include "core/report.h"
+#include "core/rates.h"
 #include "core/units.h"
 
 #include <cstdio>
@@ -33,7 +34,17 @@ Model buildChain(const std::string &nText, const ModelOptions &options) {
     spec.savedBytes = parseBytes(options.savedBytes, "--saved-bytes");
     if (spec.savedBytes < 0)
         throw InvalidArgument("--saved-bytes must be 0 or more bytes, got '" + options.savedBytes + "'");
-    return Model::chain(n, spec);
+    if (!options.backwardTime.empty() && options.forwardTime.empty())
+        throw InvalidArgument("--backward-time needs --forward-time (the backward defaults to twice the forward)");
+    if (options.forwardTime.empty())
+        return Model::chain(n, spec);
+    // Costs in seconds: what the link's transfers are timed against.
+    spec.forwardCost = parseSeconds(options.forwardTime, "--forward-time");
+    spec.backwardCost =
+        options.backwardTime.empty() ? 2 * spec.forwardCost : parseSeconds(options.backwardTime, "--backward-time");
+    Model model = Model::chain(n, spec);
+    model.setCostUnit("s");
+    return model;
 }
 
 void parseBudget(const std::string &text, StrategyParams &params) {
@@ -55,6 +66,13 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
     constexpr std::ptrdiff_t kAfterPeakBytes = 3;
     if (withSaved)
         header.insert(header.begin() + kAfterPeakBytes, {"outputs at peak", "saved at peak"});
+    // Timed rows (a link): the host and the two streams, after the cost's overhead.
+    const bool timed = !rows.empty() && rows.front().summary.timed;
+    const auto afterOverhead = static_cast<std::ptrdiff_t>(header.size()) - 2;
+    if (timed)
+        header.insert(header.begin() + afterOverhead,
+                      {"host peak bytes", "transfer bytes", "compute time", "stall time", "makespan",
+                       "makespan vs store-all"});
     if (withN)
         header.insert(header.begin(), "n");
     TextTable table(header);
@@ -76,6 +94,13 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
                          {std::to_string(p.peakBytes - p.peakSavedBytes - p.peakWorkspaceBytes),
                           std::to_string(p.peakSavedBytes)});
         }
+        if (timed) {
+            const Summary &p = r.summary;
+            cells.insert(cells.begin() + afterOverhead,
+                         {std::to_string(p.peakHostBytes), std::to_string(p.transferBytes),
+                          formatSeconds(p.computeSeconds), formatSeconds(p.stallSeconds),
+                          formatSeconds(p.makespanSeconds), percent(r.makespanOverhead)});
+        }
         if (withN)
             cells.insert(cells.begin(), std::to_string(n));
         table.addRow(std::move(cells));
@@ -90,7 +115,10 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
     if (!options.modelFile.empty())
         file = loadModelFile(options.modelFile);
     const auto model = std::make_shared<const Model>(file ? file->model : buildChain(options.n, options.model));
-    const StrategyParams params = parseStrategyParams(options.params, model->layers());
+    StrategyParams params = parseStrategyParams(options.params, model->layers());
+    const MachineSpec fileMachine = file ? file->machine : MachineSpec{};
+    applyDeviceBudget(options.machine, options.params.budget, fileMachine, params);
+    params.machine = machineFor(*model, fileMachine, options.machine);
     const auto strategies = selectStrategies(options.strategy, params, model.get());
     std::vector<ComparisonRow> rows;
     for (const Strategy *s : strategies)
@@ -99,9 +127,11 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
 
     const int n = model->layers();
     if (options.timeline) {
-        writeTimelineCsvHeader(out);
+        writeTimelineCsvHeader(out, params.machine.has_value());
         for (auto &row : rows) {
-            const auto replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+            auto schedule = std::make_shared<const Schedule>(std::move(row.schedule));
+            const auto replay = params.machine ? Simulator::replay(model, schedule, *params.machine)
+                                               : Simulator::replay(model, schedule);
             writeTimelineCsv(out, std::string(row.strategy->name()), replay.timeline);
         }
         return;
@@ -111,6 +141,8 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
         nlohmann::ordered_json doc;
         doc["n"] = n;
         doc["model"] = modelJson(*model);
+        if (params.machine)
+            doc["machine"] = machineJson(*params.machine);
         doc["strategies"] = nlohmann::ordered_json::array();
         for (const auto &r : rows)
             doc["strategies"].push_back(summaryJson(r));
@@ -118,7 +150,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
         break;
     }
     case Format::Csv:
-        writeSummaryCsvHeader(out, false);
+        writeSummaryCsvHeader(out, false, params.machine.has_value());
         for (const auto &r : rows)
             writeSummaryCsvRow(out, r, n, false);
         break;
@@ -131,7 +163,12 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
             out << "chain of n = " << n << " layers, " << formatBytes(model->bytes(0)) << " per node"
                 << (model->hasSavedBytes() ? ", " + formatBytes(model->savedBytes(1)) + " saved internals per layer"
                                            : std::string())
-                << ", forward cost 1, backward cost 2 (docs/model.md)\n\n";
+                << (model->costUnit() == "s" ? ", forward " + formatSeconds(model->cost(model->forwardNode(1))) +
+                                                   ", backward " + formatSeconds(model->cost(model->backwardNode(1)))
+                                             : std::string(", forward cost 1, backward cost 2"))
+                << " (docs/model.md)\n\n";
+        if (params.machine)
+            out << machineLine(*params.machine, *model) << "\n\n";
         printComparisonTable(out, rows, false, n, model->hasSavedBytes());
         break;
     }

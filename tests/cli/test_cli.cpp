@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include "tests/common/cli_checks.h"
 #include "tests/common/run_process.h"
 
 namespace {
@@ -194,11 +195,7 @@ private slots:
     void badInput() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Result r = remat::test::runRemat(args);
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.out.isEmpty(), r.out.constData());
-        QVERIFY2(QString(r.err).contains(message), r.err.constData());
-        QCOMPARE(r.err.count('\n'), 1); // one line
+        remat::test::checkRefused(args, message);
     }
 };
 
