@@ -24,7 +24,8 @@ std::vector<ComparisonRow> compareStrategies(const Model &model, const std::vect
         ComparisonRow row;
         row.strategy = s;
         row.schedule = s->makeSchedule(model, params);
-        row.summary = clock ? Simulator::summarize(model, row.schedule, *clock) : Simulator::summarize(model, row.schedule);
+        row.summary =
+            clock ? Simulator::summarize(model, row.schedule, *clock) : Simulator::summarize(model, row.schedule);
         row.costOverhead = reference > 0 ? row.summary.cost / reference - 1 : 0;
         // Store-all moves nothing and never waits: its makespan is its compute.
         if (clock && reference > 0) {
@@ -47,8 +48,7 @@ std::vector<const Strategy *> selectStrategies(const std::string &names, const S
             const bool budgetGiven = params.budgetBytes || params.budgetNodes;
             const bool linkGiven = params.machine && params.machine->link.carries();
             const bool wanted = s->runsWithDefaults() || (s->name() == "checkpoints" && params.checkpoints) ||
-                                (s->name() == "budget" && budgetGiven) ||
-                                (s->name() == "offload-all" && linkGiven) ||
+                                (s->name() == "budget" && budgetGiven) || (s->name() == "offload-all" && linkGiven) ||
                                 (s->name() == "offload-budget" && linkGiven && params.budgetBytes);
             const bool plansModel = !model || model->isChain() || s->worksOnGraphs();
             if (wanted && plansModel)

@@ -246,8 +246,8 @@ std::string frontierCsv(const Frontier &f) {
         out << kind << ',' << p.label << ',' << p.peakBytes << ',' << p.peakSavedBytes << ',' << numberText(p.cost)
             << ',' << overhead(p.cost) << ',' << budgetBytes;
         if (f.timed)
-            out << ',' << secondsText(p.makespanSeconds) << ',' << secondsText(p.stallSeconds) << ','
-                << p.peakHostBytes << ',' << p.transferBytes << ',' << p.offloads;
+            out << ',' << secondsText(p.makespanSeconds) << ',' << secondsText(p.stallSeconds) << ',' << p.peakHostBytes
+                << ',' << p.transferBytes << ',' << p.offloads;
         out << '\n';
     };
     for (const auto &p : f.curve)

@@ -207,18 +207,17 @@ MachineSpec readMachine(const Reader &r, const json &doc, double byteUnit) {
                                     "{\"bandwidth\": \"16 GB/s\", \"latency\": \"10 us\"}");
         if (!link.contains("bandwidth"))
             r.fail("/link", "missing \"bandwidth\" (bytes per second: a number or a string such as \"16 GB/s\")");
-        m.linkBytesPerSecond = r.quantity(link, "bandwidth", "/link",
-                                          "a bandwidth >= 0 such as \"16 GB/s\" or a number of bytes per second",
-                                          bandwidth);
+        m.linkBytesPerSecond =
+            r.quantity(link, "bandwidth", "/link",
+                       "a bandwidth >= 0 such as \"16 GB/s\" or a number of bytes per second", bandwidth);
         m.linkLatencySeconds =
             r.quantity(link, "latency", "/link", "a time >= 0 such as \"10 us\" or a number of seconds", seconds);
     }
     if (doc.contains("device")) {
         const json &device = r.object(doc, "device", {"rate", "budget", "comment"},
                                       "{\"rate\": \"100 TFLOP/s\", \"budget\": \"1 GiB\"}");
-        m.deviceFlopsPerSecond = r.quantity(device, "rate", "/device",
-                                            "a rate above 0 such as \"100 TFLOP/s\" or a number of FLOP per second",
-                                            rate);
+        m.deviceFlopsPerSecond = r.quantity(
+            device, "rate", "/device", "a rate above 0 such as \"100 TFLOP/s\" or a number of FLOP per second", rate);
         if (m.deviceFlopsPerSecond && *m.deviceFlopsPerSecond <= 0)
             r.fail("/device/rate", "expected a rate above 0, got " + Reader::shown(device["rate"]));
         if (device.contains("budget"))

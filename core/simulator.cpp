@@ -87,8 +87,8 @@ std::string savedName(int layer) {
 // free, and ends latency + bytes / bandwidth later.
 struct Streams {
     const Machine &machine;
-    double compute = 0; // the compute stream is free from here
-    double link = 0;    // the link is free from here
+    double compute = 0;              // the compute stream is free from here
+    double link = 0;                 // the link is free from here
     std::vector<double> transferEnd; // by forward index, the node's latest transfer
     double waitUntil = 0;            // the latest end the current op waits for
     std::int32_t waitFor = -1;       // and its transfer
@@ -193,8 +193,8 @@ Summary run(const Model &model, const Schedule &schedule, const Machine *machine
                                "): prefetch it back rather than computing it again");
                 if (!backward && op.records && st.host[x] != HostCopy::None)
                     reject(model, t, op,
-                           model.name(x) + " has a host copy being made or read (transfer at op " +
-                               std::to_string(offloadedAt[x]) + "); re-run it recording before the offload");
+                           model.name(x) + " has a host copy (offloaded at op " + std::to_string(offloadedAt[x]) +
+                               "); re-running the layer while it is copied would let the copies differ");
             }
             if (op.records) {
                 if (backward)
@@ -303,10 +303,9 @@ Summary run(const Model &model, const Schedule &schedule, const Machine *machine
                 if (direction == Direction::ToHost) {
                     if (!resident[x])
                         reject(model, t, op,
-                               st.host[x] == HostCopy::Held
-                                   ? model.name(x) + " is already on host (offloaded at op " +
-                                         std::to_string(offloadedAt[x]) + ")"
-                                   : model.name(x) + " is not on the device");
+                               st.host[x] == HostCopy::Held ? model.name(x) + " is already on host (offloaded at op " +
+                                                                  std::to_string(offloadedAt[x]) + ")"
+                                                            : model.name(x) + " is not on the device");
                     if (st.host[x] == HostCopy::Held)
                         reject(model, t, op,
                                model.name(x) + " already has a host copy (offloaded at op " +
@@ -418,7 +417,7 @@ Summary Simulator::summarize(const Model &model, const Schedule &schedule, const
 }
 
 Replay Simulator::replayOn(std::shared_ptr<const Model> model, std::shared_ptr<const Schedule> schedule,
-                          const Machine *machine) {
+                           const Machine *machine) {
     Replay r;
     Timeline &tl = r.timeline;
     tl.model_ = std::move(model);

@@ -47,7 +47,7 @@ void Strategy::requireLink(const StrategyParams &params, bool carrying) const {
                               "the time of the model's costs (--forward-time for a chain; docs/model.md)");
     if (carrying && !params.machine->link.carries())
         throw InvalidArgument(std::string(name()) + " needs a link faster than 0 B/s (a link of 0 B/s means no "
-                                                     "offloading)");
+                                                    "offloading)");
 }
 
 void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots,

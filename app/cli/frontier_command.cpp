@@ -53,8 +53,8 @@ void printOffloadCurve(std::ostream &out, const Frontier &f, const Machine &mach
         const bool below = std::isfinite(recompute);
         table.addRow({formatBytes(p.peakBytes), std::to_string(p.peakBytes), formatSeconds(p.makespanSeconds),
                       below ? formatSeconds(recompute) : "does not fit",
-                      below ? formatSeconds(recompute - p.makespanSeconds) : "all of it",
-                      std::to_string(p.offloads), formatBytes(p.peakHostBytes), formatSeconds(p.stallSeconds),
+                      below ? formatSeconds(recompute - p.makespanSeconds) : "all of it", std::to_string(p.offloads),
+                      formatBytes(p.peakHostBytes), formatSeconds(p.stallSeconds),
                       p.label.empty() ? "offload-budget " + formatBytes(p.budgetBytes) : p.label});
     }
     table.print(out);
@@ -73,7 +73,8 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
     if (!options.samples.empty())
         fo.samples = static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
     if (!options.machine.deviceBudget.empty())
-        throw InvalidArgument("--frontier plans every budget; leave out --device-budget " + options.machine.deviceBudget);
+        throw InvalidArgument("--frontier plans every budget; leave out --device-budget " +
+                              options.machine.deviceBudget);
     // With a link: every point timed, and the offload planner's curve beside recomputation's.
     fo.machine = machineFor(model, file.machine, options.machine);
     const Frontier f = computeFrontier(model, fo);

@@ -29,8 +29,9 @@ void addMachineFlags(CLI::App *cmd, MachineOptions &m) {
     cmd->add_option("--link", m.link,
                     "Bandwidth of the device-host link: rows are timed on a compute and a copy stream, offload "
                     "strategies may run; 0B/s means no offloading. Example: --link 16GB/s");
-    cmd->add_option("--latency", m.latency, "With --link: time every transfer pays first (default 0). Example: "
-                                            "--latency 10us");
+    cmd->add_option("--latency", m.latency,
+                    "With --link: time every transfer pays first (default 0). Example: "
+                    "--latency 10us");
     cmd->add_option("--device-rate", m.deviceRate,
                     "With --link, for model files whose costs are FLOP: the device's rate. Example: "
                     "--device-rate 100TFLOP/s");

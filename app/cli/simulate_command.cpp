@@ -5,8 +5,8 @@
 #include "core/comparison.h"
 #include "core/errors.h"
 #include "core/model_io.h"
-#include "core/report.h"
 #include "core/rates.h"
+#include "core/report.h"
 #include "core/units.h"
 
 #include <cstdio>
@@ -70,9 +70,8 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
     const bool timed = !rows.empty() && rows.front().summary.timed;
     const auto afterOverhead = static_cast<std::ptrdiff_t>(header.size()) - 2;
     if (timed)
-        header.insert(header.begin() + afterOverhead,
-                      {"host peak bytes", "transfer bytes", "compute time", "stall time", "makespan",
-                       "makespan vs store-all"});
+        header.insert(header.begin() + afterOverhead, {"host peak bytes", "transfer bytes", "compute time",
+                                                       "stall time", "makespan", "makespan vs store-all"});
     if (withN)
         header.insert(header.begin(), "n");
     TextTable table(header);

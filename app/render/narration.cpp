@@ -180,9 +180,9 @@ std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &c
     const Op op = timeline.op(state.step);
     std::string out = op.isTransfer()                ? narrateTransfer(timeline, op)
                       : op.kind == OpKind::FreeSaved ? narrateFreeSaved(timeline, op.node)
-                      : op.records                  ? narrateRecord(timeline, checkpoints, state, op.node)
-                      : op.kind == OpKind::Compute ? narrateCompute(timeline, checkpoints, state, op.node)
-                                                   : narrateFree(timeline, state, op.node);
+                      : op.records                   ? narrateRecord(timeline, checkpoints, state, op.node)
+                      : op.kind == OpKind::Compute   ? narrateCompute(timeline, checkpoints, state, op.node)
+                                                     : narrateFree(timeline, state, op.node);
     if (state.step + 1 == timeline.steps())
         out += " Done: every gradient has been computed.";
     return out;

@@ -31,8 +31,8 @@ Executor::Executor(Backend &backend, const Model &model, const Schedule &schedul
     // Offloading needs a host arena and a copy stream the backends do not have yet.
     for (std::size_t t = 0; t < schedule.ops.size(); ++t)
         if (schedule.ops[t].isTransfer())
-            throw NotSupported("the executor does not run offloads and prefetches yet (" + schedule.strategy +
-                               ", op " + std::to_string(t) + ": " + describe(model, schedule.ops[t]) +
+            throw NotSupported("the executor does not run offloads and prefetches yet (" + schedule.strategy + ", op " +
+                               std::to_string(t) + ": " + describe(model, schedule.ops[t]) +
                                "); simulate the schedule instead (remat simulate --link ...)");
     predicted_ = Simulator::summarize(model, schedule);
 }

@@ -110,8 +110,8 @@ protected:
         if (machine.link.carries()) {
             if (model.layers() > planners::kMaxBudgetLayers)
                 throw LimitExceeded("offload-budget takes chains of up to " +
-                                    std::to_string(planners::kMaxBudgetLayers) + " layers, got n = " +
-                                    std::to_string(model.layers()));
+                                    std::to_string(planners::kMaxBudgetLayers) +
+                                    " layers, got n = " + std::to_string(model.layers()));
             const planners::Weights w = step == 1 ? exact : planners::discretize(exact, step);
             std::int64_t enough = 0;
             for (int i = 0; i <= w.n; ++i)
@@ -127,8 +127,8 @@ protected:
             if (auto plan = planners::offloadChainPlan(model, w, capacity, clock, {p.progress, p.cancelled})) {
                 Schedule s;
                 s.ops = insertFrees(model, plan->ops);
-                offloaded = static_cast<int>(std::count_if(s.ops.begin(), s.ops.end(),
-                                                           [](const Op &o) { return o.kind == OpKind::Offload; }));
+                offloaded = static_cast<int>(
+                    std::count_if(s.ops.begin(), s.ops.end(), [](const Op &o) { return o.kind == OpKind::Offload; }));
                 offload = timed(std::move(s));
                 if (machine.hostBudgetBytes && offload->summary.peakHostBytes > *machine.hostBudgetBytes) {
                     hostRefused = "its offload plan would hold " + formatBytes(offload->summary.peakHostBytes) +
@@ -140,17 +140,17 @@ protected:
 
         const std::string budgetText = "device budget " + std::to_string(budget) + " bytes (" + formatBytes(budget) +
                                        ")" + (step > 1 ? " in steps of " + formatBytes(step) : std::string());
-        const std::string linkText = machine.link.carries() ? "link " + formatBandwidth(machine.link.bytesPerSecond)
-                                                            : "no link (0 B/s)";
+        const std::string linkText =
+            machine.link.carries() ? "link " + formatBandwidth(machine.link.bytesPerSecond) : "no link (0 B/s)";
+        // Ties go to recomputation: the same time without using the link.
         const bool offloadWins =
-            offload && offloaded > 0 &&
-            (!recompute || offload->summary.makespanSeconds < recompute->summary.makespanSeconds);
+            offload && (!recompute || offload->summary.makespanSeconds < recompute->summary.makespanSeconds);
         Schedule s;
         if (offloadWins) {
             s = std::move(offload->schedule);
             s.description = budgetText + ", " + linkText + ": " + std::to_string(offloaded) +
-                            " offload(s); the fastest plan that keeps checkpoints until their gradient, each kept, "
-                            "recomputed or offloaded";
+                            " offload(s); the fastest plan that keeps checkpoints until their gradient, "
+                            "each kept, recomputed or offloaded";
         } else if (recompute) {
             s = std::move(recompute->schedule);
             s.description = linkText + ": no offload plan is faster than " + s.description;
@@ -158,15 +158,15 @@ protected:
                 s.description += " (" + hostRefused + ")";
         } else {
             if (!hostRefused.empty())
-                throw InvalidArgument(budgetText + ": " + hostRefused + ", and without offloading: " +
-                                      recomputeRefused);
+                throw InvalidArgument(budgetText + ": " + hostRefused +
+                                      ", and without offloading: " + recomputeRefused);
             const std::int64_t least = planners::offloadMinimumPeak(model, exact, machine.link.carries());
-            throw InvalidArgument("device budget " + std::to_string(budget) + " bytes (" + formatBytes(budget) +
-                                  ") is below the least device memory of these plans, " +
-                                  std::to_string(least) + " bytes (" + formatBytes(least) + ")" +
-                                  (least <= budget ? " (the budget is within its rounding: give more memory steps)"
-                                                   : std::string()) +
-                                  (machine.link.carries() ? " with offloading" : std::string()));
+            throw InvalidArgument(
+                "device budget " + std::to_string(budget) + " bytes (" + formatBytes(budget) +
+                ") is below the least device memory of these plans, " + std::to_string(least) + " bytes (" +
+                formatBytes(least) + ")" +
+                (least <= budget ? " (the budget is within its rounding: give more memory steps)" : std::string()) +
+                (machine.link.carries() ? " with offloading" : std::string()));
         }
         s.checkpoints = keptIntoBackward(model, s.ops);
         return s;

@@ -38,9 +38,9 @@ class TestOffloadCli : public QObject {
 private slots:
     // The issue's command: 16 layers of 64 MiB, 2 ms forward, a 16 GB/s link.
     void issueCommandJson() {
-        const Result r = remat::test::runRemat({"simulate", "--n", "16", "--node-bytes", "64MiB", "--forward-time",
-                                                "2ms", "--link", "16GB/s", "--strategy", "store-all,offload-all",
-                                                "--json"});
+        const Result r =
+            remat::test::runRemat({"simulate", "--n", "16", "--node-bytes", "64MiB", "--forward-time", "2ms", "--link",
+                                   "16GB/s", "--strategy", "store-all,offload-all", "--json"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.isEmpty());
         const QJsonObject doc = jsonOf(r);
@@ -55,8 +55,7 @@ private slots:
         QCOMPARE(offload["compute_time"].toDouble(), storeAll["compute_time"].toDouble());
         // A 64 MiB copy takes 4.19 ms, more than a 2 ms forward: the forward stalls.
         QVERIFY(offload["stall_time"].toDouble() > 0);
-        QCOMPARE(offload["makespan"].toDouble(),
-                 offload["compute_time"].toDouble() + offload["stall_time"].toDouble());
+        QCOMPARE(offload["makespan"].toDouble(), offload["compute_time"].toDouble() + offload["stall_time"].toDouble());
         QCOMPARE(qint64(offload["peak_device_bytes"].toDouble()), qint64(5) * 64 * 1048576);
         QCOMPARE(qint64(offload["transfer_bytes"].toDouble()), qint64(2 * 14) * 64 * 1048576);
         QCOMPARE(qint64(offload["peak_host_bytes"].toDouble()), qint64(14) * 64 * 1048576);
@@ -66,8 +65,8 @@ private slots:
         const Result r = remat::test::runRemat({"simulate", "--n", "16", "--node-bytes", "64MiB", "--forward-time",
                                                 "2ms", "--link", "16GB/s", "--strategy", "store-all,offload-all"});
         QCOMPARE(r.exitCode, 0);
-        for (const char *word : {"timed on link 16 GB/s", "host peak bytes", "transfer bytes", "stall time",
-                                 "makespan", "offload-all", "forward 2 ms, backward 4 ms"})
+        for (const char *word : {"timed on link 16 GB/s", "host peak bytes", "transfer bytes", "stall time", "makespan",
+                                 "offload-all", "forward 2 ms, backward 4 ms"})
             QVERIFY2(r.out.contains(word), word);
     }
 
@@ -88,9 +87,9 @@ private slots:
     }
 
     void timelineCsvHasBothStreams() {
-        const Result r = remat::test::runRemat({"simulate", "--n", "4", "--node-bytes", "1.5MB", "--forward-time",
-                                                "1ms", "--link", "1GB/s", "--strategy", "offload-all", "--csv",
-                                                "--timeline"});
+        const Result r =
+            remat::test::runRemat({"simulate", "--n", "4", "--node-bytes", "1.5MB", "--forward-time", "1ms", "--link",
+                                   "1GB/s", "--strategy", "offload-all", "--csv", "--timeline"});
         QCOMPARE(r.exitCode, 0);
         const QList<QByteArray> lines = r.out.trimmed().split('\n');
         QCOMPARE(lines.first(),
@@ -135,9 +134,9 @@ private slots:
     }
 
     void frontierWithALink() {
-        const Result r = remat::test::runRemat({"plan", "--model", example("mlp-uniform.json"), "--frontier",
-                                                "--samples", "6", "--device-rate", "20TFLOP/s", "--link", "16GB/s",
-                                                "--json"});
+        const Result r =
+            remat::test::runRemat({"plan", "--model", example("mlp-uniform.json"), "--frontier", "--samples", "6",
+                                   "--device-rate", "20TFLOP/s", "--link", "16GB/s", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = jsonOf(r);
         const QJsonArray curve = doc["offload_curve"].toArray();
@@ -149,9 +148,9 @@ private slots:
             beats = beats || p["makespan"].toDouble() < p["recompute_makespan"].toDouble();
         }
         QVERIFY(beats);
-        const Result table = remat::test::runRemat({"plan", "--model", example("mlp-uniform.json"), "--frontier",
-                                                    "--samples", "6", "--device-rate", "20TFLOP/s", "--link",
-                                                    "16GB/s"});
+        const Result table =
+            remat::test::runRemat({"plan", "--model", example("mlp-uniform.json"), "--frontier", "--samples", "6",
+                                   "--device-rate", "20TFLOP/s", "--link", "16GB/s"});
         QVERIFY(table.out.contains("with offloading, timed on link 16 GB/s"));
         QVERIFY(table.out.contains("offloading saves"));
     }
@@ -160,8 +159,9 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QStringList chain{"simulate", "--n", "8", "--forward-time", "2ms"};
-        QTest::newRow("link text") << chain + QStringList{"--link", "fast"}
-                                   << "--link must be a bandwidth such as 16GB/s, 12.5GiB/s or 0B/s (no link), got 'fast'";
+        QTest::newRow("link text")
+            << chain + QStringList{"--link", "fast"}
+            << "--link must be a bandwidth such as 16GB/s, 12.5GiB/s or 0B/s (no link), got 'fast'";
         QTest::newRow("link without /s") << chain + QStringList{"--link", "16GB"} << "got '16GB'";
         QTest::newRow("negative link") << chain + QStringList{"--link=-1GB/s"} << "got '-1GB/s'";
         QTest::newRow("latency without unit") << chain + QStringList{"--link", "16GB/s", "--latency", "5"}
@@ -170,28 +170,29 @@ private slots:
             << chain + QStringList{"--latency", "5us"} << "--latency describes the link for offloading; give --link";
         QTest::newRow("forward time without unit")
             << QStringList{"simulate", "--forward-time", "2", "--link", "1GB/s"} << "--forward-time must be a time";
-        QTest::newRow("backward time alone") << QStringList{"simulate", "--backward-time", "4ms"}
-                                             << "--backward-time needs --forward-time";
+        QTest::newRow("backward time alone")
+            << QStringList{"simulate", "--backward-time", "4ms"} << "--backward-time needs --forward-time";
         QTest::newRow("abstract costs") << QStringList{"simulate", "--link", "16GB/s"}
                                         << "the model's costs have no unit";
         QTest::newRow("FLOP without a rate")
             << QStringList{"plan", "--model", example("mlp-uniform.json"), "--link", "16GB/s", "--budget", "20MiB"}
             << "the model's costs are in GFLOP; timing transfers against compute needs the device's rate";
-        QTest::newRow("zero rate") << QStringList{"plan", "--model", example("mlp-uniform.json"), "--link", "16GB/s",
-                                                  "--budget", "20MiB", "--device-rate", "0"}
+        QTest::newRow("zero rate") << QStringList{"plan",   "--model",       example("mlp-uniform.json"),
+                                                  "--link", "16GB/s",        "--budget",
+                                                  "20MiB",  "--device-rate", "0"}
                                    << "--device-rate must be a compute rate above 0";
         QTest::newRow("rate for times") << chain + QStringList{"--link", "1GB/s", "--device-rate", "1TFLOP/s"}
                                         << "a device rate applies only to costs in FLOP";
-        QTest::newRow("zero device budget") << chain + QStringList{"--device-budget", "0"}
-                                            << "--device-budget must be at least 1 byte, got '0'";
-        QTest::newRow("device budget text") << chain + QStringList{"--device-budget", "lots"}
-                                            << "--device-budget must be a byte size";
+        QTest::newRow("zero device budget")
+            << chain + QStringList{"--device-budget", "0"} << "--device-budget must be at least 1 byte, got '0'";
+        QTest::newRow("device budget text")
+            << chain + QStringList{"--device-budget", "lots"} << "--device-budget must be a byte size";
         QTest::newRow("two budgets") << chain + QStringList{"--device-budget", "1GiB", "--budget", "2GiB"}
                                      << "give the budget once";
-        QTest::newRow("host budget text") << chain + QStringList{"--link", "1GB/s", "--host-budget", "lots"}
-                                          << "--host-budget must be a byte size";
-        QTest::newRow("offload-all without a link")
-            << chain + QStringList{"--strategy", "offload-all"} << "offload-all moves activations between device and host";
+        QTest::newRow("host budget text")
+            << chain + QStringList{"--link", "1GB/s", "--host-budget", "lots"} << "--host-budget must be a byte size";
+        QTest::newRow("offload-all without a link") << chain + QStringList{"--strategy", "offload-all"}
+                                                    << "offload-all moves activations between device and host";
         QTest::newRow("offload-all on 0 B/s") << chain + QStringList{"--strategy", "offload-all", "--link", "0B/s"}
                                               << "offload-all needs a link faster than 0 B/s";
         QTest::newRow("offload-budget in nodes")
@@ -203,8 +204,8 @@ private slots:
             << QStringList{"plan", "--model", example("mlp-uniform.json"), "--frontier", "--device-budget", "1GiB"}
             << "--frontier plans every budget; leave out --device-budget";
         QTest::newRow("plan below the minimum")
-            << QStringList{"plan", "--model", example("mlp-uniform.json"), "--device-rate", "20TFLOP/s", "--link",
-                           "16GB/s", "--device-budget", "1MiB"}
+            << QStringList{"plan",   "--model", example("mlp-uniform.json"), "--device-rate", "20TFLOP/s",
+                           "--link", "16GB/s",  "--device-budget",           "1MiB"}
             << "is below the least device memory of these plans";
     }
     void badInput() {

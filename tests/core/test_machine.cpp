@@ -35,27 +35,41 @@ private slots:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("text");
         QTest::addColumn<double>("value");
-        QTest::newRow("ms") << "time" << "2ms" << 0.002;
-        QTest::newRow("us with space") << "time" << "150 us" << 150e-6;
-        QTest::newRow("micro sign") << "time" << "10\u00b5s" << 10e-6;
-        QTest::newRow("seconds") << "time" << "1.5s" << 1.5;
-        QTest::newRow("ns") << "time" << "40ns" << 40e-9;
-        QTest::newRow("bare zero") << "time" << "0" << 0.0;
-        QTest::newRow("GB/s") << "bandwidth" << "16GB/s" << 16e9;
-        QTest::newRow("GiB/s") << "bandwidth" << "12.5 GiB/s" << 12.5 * 1073741824.0;
-        QTest::newRow("no link") << "bandwidth" << "0B/s" << 0.0;
-        QTest::newRow("plain bytes per second") << "bandwidth" << "1000" << 1000.0;
-        QTest::newRow("TFLOP/s") << "rate" << "100TFLOP/s" << 1e14;
-        QTest::newRow("TFLOPS") << "rate" << "312 TFLOPS" << 312e12;
-        QTest::newRow("plain exponent") << "rate" << "1e14" << 1e14;
+        QTest::newRow("ms") << "time"
+                            << "2ms" << 0.002;
+        QTest::newRow("us with space") << "time"
+                                       << "150 us" << 150e-6;
+        QTest::newRow("micro sign") << "time"
+                                    << "10\u00b5s" << 10e-6;
+        QTest::newRow("seconds") << "time"
+                                 << "1.5s" << 1.5;
+        QTest::newRow("ns") << "time"
+                            << "40ns" << 40e-9;
+        QTest::newRow("bare zero") << "time"
+                                   << "0" << 0.0;
+        QTest::newRow("GB/s") << "bandwidth"
+                              << "16GB/s" << 16e9;
+        QTest::newRow("GiB/s") << "bandwidth"
+                               << "12.5 GiB/s" << 12.5 * 1073741824.0;
+        QTest::newRow("no link") << "bandwidth"
+                                 << "0B/s" << 0.0;
+        QTest::newRow("plain bytes per second") << "bandwidth"
+                                                << "1000" << 1000.0;
+        QTest::newRow("TFLOP/s") << "rate"
+                                 << "100TFLOP/s" << 1e14;
+        QTest::newRow("TFLOPS") << "rate"
+                                << "312 TFLOPS" << 312e12;
+        QTest::newRow("plain exponent") << "rate"
+                                        << "1e14" << 1e14;
     }
     void parsesTimesRatesAndBandwidths() {
         QFETCH(QString, kind);
         QFETCH(QString, text);
         QFETCH(double, value);
         const std::string t = text.toStdString();
-        const double got = kind == "time" ? parseSeconds(t, "--x") : kind == "rate" ? parseFlopRate(t, "--x")
-                                                                                    : parseBandwidth(t, "--x");
+        const double got = kind == "time"   ? parseSeconds(t, "--x")
+                           : kind == "rate" ? parseFlopRate(t, "--x")
+                                            : parseBandwidth(t, "--x");
         QVERIFY2(std::fabs(got - value) <= 1e-12 * std::max(1.0, value), qPrintable(QString::number(got)));
     }
 
@@ -63,14 +77,30 @@ private slots:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("time without unit") << "time" << "2" << "--x must be a time such as 2ms, 150us, 1.5s or 0, got '2'";
-        QTest::newRow("negative time") << "time" << "-1ms" << "got '-1ms'";
-        QTest::newRow("unknown time unit") << "time" << "2 fortnights" << "got '2 fortnights'";
-        QTest::newRow("size, not a rate") << "bandwidth" << "16GB" << "--x must be a bandwidth such as 16GB/s";
-        QTest::newRow("bandwidth text") << "bandwidth" << "fast" << "got 'fast'";
-        QTest::newRow("negative bandwidth") << "bandwidth" << "-1GB/s" << "got '-1GB/s'";
-        QTest::newRow("zero rate") << "rate" << "0" << "--x must be a compute rate above 0";
-        QTest::newRow("rate unit") << "rate" << "100 TB/s" << "got '100 TB/s'";
+        QTest::newRow("time without unit") << "time"
+                                           << "2"
+                                           << "--x must be a time such as 2ms, 150us, 1.5s or 0, got '2'";
+        QTest::newRow("negative time") << "time"
+                                       << "-1ms"
+                                       << "got '-1ms'";
+        QTest::newRow("unknown time unit") << "time"
+                                           << "2 fortnights"
+                                           << "got '2 fortnights'";
+        QTest::newRow("size, not a rate") << "bandwidth"
+                                          << "16GB"
+                                          << "--x must be a bandwidth such as 16GB/s";
+        QTest::newRow("bandwidth text") << "bandwidth"
+                                        << "fast"
+                                        << "got 'fast'";
+        QTest::newRow("negative bandwidth") << "bandwidth"
+                                            << "-1GB/s"
+                                            << "got '-1GB/s'";
+        QTest::newRow("zero rate") << "rate"
+                                   << "0"
+                                   << "--x must be a compute rate above 0";
+        QTest::newRow("rate unit") << "rate"
+                                   << "100 TB/s"
+                                   << "got '100 TB/s'";
     }
     void refusesWithTheValueAndWhatIsAllowed() {
         QFETCH(QString, kind);
@@ -179,19 +209,26 @@ private slots:
         QTest::newRow("bandwidth text")
             << R"("link": {"bandwidth": "fast"})"
             << R"(m.json: /link/bandwidth: expected a bandwidth >= 0 such as "16 GB/s" or a number of bytes per second, got "fast")";
-        QTest::newRow("negative bandwidth") << R"("link": {"bandwidth": -5})" << "m.json: /link/bandwidth: expected";
-        QTest::newRow("missing bandwidth") << R"("link": {"latency": "1 us"})" << "m.json: /link: missing \"bandwidth\"";
-        QTest::newRow("latency without unit")
-            << R"("link": {"bandwidth": 1, "latency": "5"})" << "m.json: /link/latency: expected a time >= 0";
+        QTest::newRow("negative bandwidth") << R"("link": {"bandwidth": -5})"
+                                            << "m.json: /link/bandwidth: expected";
+        QTest::newRow("missing bandwidth") << R"("link": {"latency": "1 us"})"
+                                           << "m.json: /link: missing \"bandwidth\"";
+        QTest::newRow("latency without unit") << R"("link": {"bandwidth": 1, "latency": "5"})"
+                                              << "m.json: /link/latency: expected a time >= 0";
         QTest::newRow("unknown link key") << R"("link": {"bandwith": 1})"
                                           << "m.json: /link/bandwith: unknown key \"bandwith\"";
-        QTest::newRow("link not an object") << R"("link": "16 GB/s")" << "m.json: /link: expected an object";
-        QTest::newRow("zero rate") << R"("device": {"rate": 0})" << "m.json: /device/rate: expected a rate above 0";
-        QTest::newRow("rate text") << R"("device": {"rate": "quick"})" << "m.json: /device/rate: expected a rate";
+        QTest::newRow("link not an object") << R"("link": "16 GB/s")"
+                                            << "m.json: /link: expected an object";
+        QTest::newRow("zero rate") << R"("device": {"rate": 0})"
+                                   << "m.json: /device/rate: expected a rate above 0";
+        QTest::newRow("rate text") << R"("device": {"rate": "quick"})"
+                                   << "m.json: /device/rate: expected a rate";
         QTest::newRow("zero device budget") << R"("device": {"budget": 0})"
                                             << "m.json: /device/budget: expected at least 1 byte";
-        QTest::newRow("host budget text") << R"("host": {"budget": "lots"})" << "m.json: /host/budget: expected a size";
-        QTest::newRow("unknown host key") << R"("host": {"memory": 5})" << "m.json: /host/memory: unknown key";
+        QTest::newRow("host budget text") << R"("host": {"budget": "lots"})"
+                                          << "m.json: /host/budget: expected a size";
+        QTest::newRow("unknown host key") << R"("host": {"memory": 5})"
+                                          << "m.json: /host/memory: unknown key";
     }
     void refusesBadMachineKeys() {
         QFETCH(QString, extra);

@@ -89,9 +89,8 @@ private slots:
             << "o a_1" << 1.0 << true << qint64(0) << "op 0 (offload a_1): a_1 is not on the device";
         QTest::newRow("offload twice") << "c a_1, o a_1, o a_1" << 1.0 << true << qint64(2)
                                        << "op 2 (offload a_1): a_1 already has a host copy (offloaded at op 1)";
-        QTest::newRow("offload of a node on host")
-            << "c a_1, o a_1, c a_2, f a_1, o a_1" << 1.0 << true << qint64(4)
-            << "op 4 (offload a_1): a_1 is already on host (offloaded at op 1)";
+        QTest::newRow("offload of a node on host") << "c a_1, o a_1, c a_2, f a_1, o a_1" << 1.0 << true << qint64(4)
+                                                   << "op 4 (offload a_1): a_1 is already on host (offloaded at op 1)";
         QTest::newRow("prefetch without an offload")
             << "c a_1, p a_1" << 1.0 << true << qint64(1)
             << "op 1 (prefetch a_1): a_1 has no host copy: a prefetch needs an earlier offload of a_1";
@@ -105,9 +104,8 @@ private slots:
         QTest::newRow("recompute while on host")
             << "c a_1, c a_2, o a_1, f a_1, c a_1" << 1.0 << true << qint64(4)
             << "op 4 (compute a_1): a_1 is on host (offloaded at op 2): prefetch it back rather than computing it";
-        QTest::newRow("free while on host")
-            << "c a_1, o a_1, f a_1, f a_1" << 1.0 << true << qint64(3)
-            << "op 3 (free a_1): a_1 is on host, not on the device (offloaded at op 1";
+        QTest::newRow("free while on host") << "c a_1, o a_1, f a_1, f a_1" << 1.0 << true << qint64(3)
+                                            << "op 3 (free a_1): a_1 is on host, not on the device (offloaded at op 1";
         QTest::newRow("left on host") << "c a_1, c a_2, c b_2, c b_1, o a_1, f a_1, c b_0" << 1.0 << true << qint64(-1)
                                       << "incomplete schedule: a_1 still has a host copy at the end of the step "
                                          "(offloaded at op 4); every offload needs a prefetch";
@@ -183,8 +181,8 @@ private slots:
             QVERIFY(e.opIndex() >= 0);
             machine.deviceBudgetBytes.reset();
             machine.hostBudgetBytes.reset();
-            const Replay r = Simulator::replay(std::make_shared<const Model>(m), std::make_shared<const Schedule>(s),
-                                               machine);
+            const Replay r =
+                Simulator::replay(std::make_shared<const Model>(m), std::make_shared<const Schedule>(s), machine);
             for (std::int64_t t = 0; t < e.opIndex(); ++t) {
                 QVERIFY(device < 0 || r.timeline.bytesAt(t) <= device);
                 QVERIFY(host < 0 || r.timeline.hostBytesAt(t) <= host);
@@ -208,13 +206,13 @@ private slots:
             double start, end, device, host;
         };
         const Row expected[] = {
-            {"compute a_1", 0, 1, 3, 0},      {"offload a_1", 1, 1, 3, 1.5},    {"compute a_2", 1, 2, 4.5, 1.5},
-            {"free a_1", 2.5, 2.5, 3, 1.5},   {"offload a_2", 2.5, 2.5, 3, 3},  {"compute a_3", 2.5, 3.5, 4.5, 3},
-            {"free a_2", 4, 4, 3, 3},         {"compute a_4", 4, 5, 4.5, 3},    {"compute b_4", 5, 7, 6, 3},
-            {"free a_4", 7, 7, 4.5, 3},       {"prefetch a_2", 7, 7, 6, 3},     {"compute b_3", 7, 9, 7.5, 3},
-            {"free a_3", 9, 9, 6, 3},         {"free b_4", 9, 9, 4.5, 3},       {"prefetch a_1", 9, 9, 6, 3},
-            {"compute b_2", 9, 11, 7.5, 1.5}, {"free a_2", 11, 11, 6, 1.5},     {"free b_3", 11, 11, 4.5, 1.5},
-            {"compute b_1", 11, 13, 6, 0},    {"free a_1", 13, 13, 4.5, 0},     {"free b_2", 13, 13, 3, 0},
+            {"compute a_1", 0, 1, 3, 0},      {"offload a_1", 1, 1, 3, 1.5},   {"compute a_2", 1, 2, 4.5, 1.5},
+            {"free a_1", 2.5, 2.5, 3, 1.5},   {"offload a_2", 2.5, 2.5, 3, 3}, {"compute a_3", 2.5, 3.5, 4.5, 3},
+            {"free a_2", 4, 4, 3, 3},         {"compute a_4", 4, 5, 4.5, 3},   {"compute b_4", 5, 7, 6, 3},
+            {"free a_4", 7, 7, 4.5, 3},       {"prefetch a_2", 7, 7, 6, 3},    {"compute b_3", 7, 9, 7.5, 3},
+            {"free a_3", 9, 9, 6, 3},         {"free b_4", 9, 9, 4.5, 3},      {"prefetch a_1", 9, 9, 6, 3},
+            {"compute b_2", 9, 11, 7.5, 1.5}, {"free a_2", 11, 11, 6, 1.5},    {"free b_3", 11, 11, 4.5, 1.5},
+            {"compute b_1", 11, 13, 6, 0},    {"free a_1", 13, 13, 4.5, 0},    {"free b_2", 13, 13, 3, 0},
             {"compute b_0", 13, 15, 4.5, 0},  {"free b_1", 15, 15, 3, 0},
         };
         QCOMPARE(tl.steps(), std::int64_t(std::size(expected)));

@@ -34,8 +34,8 @@ StrategyParams paramsFor(const Strategy &s, const Model &model) {
     else if (name == "revolve")
         p.checkpointSlots = 3;
     else if (name == "budget" || name == "offload-budget")
-        p.budgetBytes = Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}))
-                            .peakBytes;
+        p.budgetBytes =
+            Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {})).peakBytes;
     return p;
 }
 

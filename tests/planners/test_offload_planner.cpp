@@ -32,7 +32,8 @@ Machine linkOf(double bandwidth, double latency = 0) {
     return m;
 }
 
-Schedule planWith(const Model &model, const char *strategy, std::int64_t budget, const std::optional<Machine> &machine) {
+Schedule planWith(const Model &model, const char *strategy, std::int64_t budget,
+                  const std::optional<Machine> &machine) {
     StrategyParams p;
     p.budgetBytes = budget;
     p.machine = machine;
@@ -74,7 +75,8 @@ private slots:
         for (const Machine &machine : {linkOf(0.3), linkOf(1, 0.5), linkOf(4), linkOf(1e12)})
             for (std::int64_t budget : {low, low + 1, low + 3, (low + top) / 2, top}) {
                 const auto plan = planners::offloadChainPlan(model, w, static_cast<int>(budget), machine, {});
-                QVERIFY2(plan.has_value(), qPrintable(QString("budget %1 >= the class's minimum %2").arg(budget).arg(low)));
+                QVERIFY2(plan.has_value(),
+                         qPrintable(QString("budget %1 >= the class's minimum %2").arg(budget).arg(low)));
                 Schedule s;
                 s.ops = insertFrees(model, plan->ops);
                 const Summary sum = Simulator::summarize(model, s, machine);
@@ -110,7 +112,8 @@ private slots:
             const Schedule recompute = planWith(model, "budget", budget, std::nullopt);
             for (const Machine &machine : {linkOf(0.25), linkOf(2, 0.1), linkOf(50)}) {
                 const Summary r = Simulator::summarize(model, recompute, machine);
-                const Summary o = Simulator::summarize(model, planWith(model, "offload-budget", budget, machine), machine);
+                const Summary o =
+                    Simulator::summarize(model, planWith(model, "offload-budget", budget, machine), machine);
                 QVERIFY2(o.makespanSeconds <= r.makespanSeconds * (1 + 1e-12),
                          qPrintable(QString("budget %1: offload %2 > recompute %3")
                                         .arg(budget)
@@ -135,10 +138,10 @@ private slots:
             const Machine instant = linkOf(std::numeric_limits<double>::infinity());
             StrategyParams p;
             p.machine = instant;
-            const Summary all =
-                Simulator::summarize(model, StrategyRegistry::builtin().get("offload-all").makeSchedule(model, p), instant);
-            const Summary storeAll =
-                Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}), instant);
+            const Summary all = Simulator::summarize(
+                model, StrategyRegistry::builtin().get("offload-all").makeSchedule(model, p), instant);
+            const Summary storeAll = Simulator::summarize(
+                model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}), instant);
             const Summary planned =
                 Simulator::summarize(model, planWith(model, "offload-budget", all.peakBytes, instant), instant);
             QCOMPARE(planned.makespanSeconds, storeAll.makespanSeconds);
@@ -194,8 +197,8 @@ private slots:
         const auto withLink = planners::fastestSchedule(model, top, linkOf(1));
         QVERIFY(withLink.has_value());
         // Store-all's memory: nothing beats computing everything once.
-        const Summary storeAll =
-            Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}), linkOf(1));
+        const Summary storeAll = Simulator::summarize(
+            model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {}), linkOf(1));
         QVERIFY(near(withLink->makespanSeconds, storeAll.makespanSeconds));
         QVERIFY_THROWS_EXCEPTION(LimitExceeded, planners::fastestSchedule(test::randomChain(9, 1), 100, linkOf(1)));
         QVERIFY_THROWS_EXCEPTION(InvalidArgument,
