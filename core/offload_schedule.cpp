@@ -25,6 +25,12 @@ std::vector<Op> withOffloads(const Model &model, const std::vector<Op> &computes
                 if (!model.isBackward(r) && offloaded[r] && firstBackwardRead[r] == none)
                     firstBackwardRead[r] = t;
     }
+    // The last forward read of each offloaded node before its backward reader.
+    std::vector<std::size_t> lastRead(computedAt);
+    for (std::size_t t = 0; t < count; ++t)
+        for (NodeId r : model.reads(computes[t].node))
+            if (!model.isBackward(r) && offloaded[r] && t > computedAt[r] && t < firstBackwardRead[r])
+                lastRead[r] = t;
     // Transfers to insert after op t (offloads) and before op t (prefetches).
     std::vector<std::vector<NodeId>> offloadAfter(count), prefetchBefore(count);
     for (std::size_t i = 0; i < offloaded.size(); ++i) {
@@ -34,14 +40,9 @@ std::vector<Op> withOffloads(const Model &model, const std::vector<Op> &computes
             continue; // never computed, or never read by the backward pass: nothing to move
         const std::size_t reader = firstBackwardRead[i];
         // One compute op ahead, but never before a read of the device copy.
-        std::size_t lastRead = computedAt[i];
-        for (std::size_t t = computedAt[i] + 1; t < reader; ++t)
-            for (NodeId r : model.reads(computes[t].node))
-                if (r == i)
-                    lastRead = t;
-        const std::size_t at = std::max(reader - 1, lastRead + 1);
+        const std::size_t at = std::max(reader - 1, lastRead[i] + 1);
         // Freed and brought back with no compute op in between: moving it would gain nothing.
-        if (at <= lastRead + 1)
+        if (at <= lastRead[i] + 1)
             continue;
         offloadAfter[computedAt[i]].push_back(static_cast<NodeId>(i));
         prefetchBefore[at].push_back(static_cast<NodeId>(i));
