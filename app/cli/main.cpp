@@ -80,8 +80,8 @@ int main(int argc, char **argv) {
                          "revolve, budget: checkpoint slots C >= 1, a_0 included (revolve's default round(sqrt n)). "
                          "Example: --slots 8");
     simulate->add_option("--budget", sim.params.budget,
-                         "budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes (12). Example: "
-                         "--budget 2GiB");
+                         "budget, offload-budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes "
+                         "(12; budget only). Example: --budget 2GiB");
     auto *nodeBytesOption =
         simulate->add_option("--node-bytes", sim.model.nodeBytes,
                              "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
