@@ -92,8 +92,9 @@ void printTorchPlan(std::ostream &out, const Model &model, const TorchPlan &torc
     }
     out << "\n";
     if (!torch.matchesPlan)
-        out << "  (segments cut where the model runs code between nodes: PyTorch peaks at "
-            << formatBytes(Simulator::summarize(model, torch.schedule).peakBytes) << ")\n";
+        out << "  PyTorch runs these segments in its own order (a segment re-run whole before the backward of its "
+               "last node, cut where the model runs code between nodes): remat counts that schedule at a peak of "
+            << formatBytes(Simulator::summarize(model, torch.schedule).peakBytes) << "\n";
 }
 
 } // namespace
