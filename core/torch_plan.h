@@ -13,9 +13,11 @@
 // nested checkpoints, which torch.utils.checkpoint's non-reentrant variant
 // cannot express without keeping the inner segments' inputs: refused, saying
 // so. The schedule PyTorch will run is rebuilt from the segments and checked
-// by the Simulator; it equals the plan's own whenever the plan is a segment
-// plan (store-all, periodic, checkpoints, and budget plans that recompute
-// each layer at most once, on chained nodes).
+// by the Simulator. It is the plan's own when every segment ends at a node the
+// plan keeps (store-all, per-block checkpointing, most budget plans); where a
+// segment's last output is not kept but the next, stored, node reads it, remat
+// re-makes it for that node's backward while PyTorch keeps it (the node saved
+// it as its input), and the rebuilt schedule says so.
 #include "core/model.h"
 #include "core/schedule.h"
 

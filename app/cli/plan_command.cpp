@@ -92,8 +92,8 @@ void printTorchPlan(std::ostream &out, const Model &model, const TorchPlan &torc
     }
     out << "\n";
     if (!torch.matchesPlan)
-        out << "  PyTorch runs these segments in its own order (a segment re-run whole before the backward of its "
-               "last node, cut where the model runs code between nodes): remat counts that schedule at a peak of "
+        out << "  PyTorch runs these segments its own way (it keeps a segment's last output that the next node "
+               "saved, re-runs a segment whole before the backward of its last node): remat counts that at a peak of "
             << formatBytes(Simulator::summarize(model, torch.schedule).peakBytes) << "\n";
 }
 

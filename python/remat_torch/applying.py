@@ -102,9 +102,9 @@ def describe_plan(plan_path, spec=None):
     else:
         lines.append("every other node runs once and keeps what its backward needs.")
     if not plan["apply"].get("matches_plan", True):
-        lines.append("note: PyTorch runs these segments in its own order (each re-run whole before the backward of "
-                     "its last node, cut where the model runs code between nodes); the predicted peak is remat's "
-                     "count of that schedule, not of the plan's own")
+        lines.append("note: PyTorch runs these segments its own way (it keeps a segment's last output that the next "
+                     "node saved, re-runs a segment whole before the backward of its last node); the predicted peak "
+                     "is remat's count of that, not of the plan's own schedule")
     if spec is not None:
         import torch  # noqa: F401  (the model is built to check the names)
         from .spec import build_model
