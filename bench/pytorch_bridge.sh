@@ -16,6 +16,7 @@ export PYTHONPATH=python
 timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi; }
 { date -u; uname -a; lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)" || true
   "$python" -c "import torch; print('torch', torch.__version__, 'threads', torch.get_num_threads()); print(torch.__config__.show())"
+  update-alternatives --display libblas.so.3-x86_64-linux-gnu 2>/dev/null | head -2 || true # which BLAS PyTorch's libblas.so.3 is
   [ "$device" = cuda ] && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
 } > "$out/machine.txt" 2>&1
 for item in "$@"; do

@@ -76,11 +76,12 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     spec_ = new QComboBox;
     spec_->setEditable(true);
     spec_->setObjectName("importSpec");
+    spec_->setInsertPolicy(QComboBox::NoInsert);
     spec_->addItems({QStringLiteral("torchvision:resnet50"), QStringLiteral("torchvision:vit_b_16"),
                      QStringLiteral("torch:transformer-encoder:d_model=768,nhead=12,layers=12")});
     spec_->setToolTip(tr("torchvision:NAME, torch:transformer-encoder:d_model=…,nhead=…,layers=…, or "
                          "path/to/file.py:callable (a function returning your torch.nn.Module)"));
-    auto *pythonFile = new QPushButton(tr("Python file\u2026"));
+    auto *pythonFile = pythonFile_ = new QPushButton(tr("Python file\u2026"));
     connect(pythonFile, &QPushButton::clicked, this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("A Python file that builds the model"), QDir::homePath(),
@@ -107,7 +108,7 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
         if (!outputEdited_)
             output_->setText(defaultOutputFor(spec));
     });
-    auto *browse = new QPushButton(tr("Browse\u2026"));
+    auto *browse = browse_ = new QPushButton(tr("Browse\u2026"));
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Write the model file"), output_->text(),
                                                           tr("Model files (*.json)"));
@@ -146,6 +147,7 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     progress_ = new QProgressBar;
     progress_->setRange(0, 3);
     progress_->setValue(0);
+    progress_->setFormat(tr("%v of %m steps done"));
     progress_->setVisible(false);
 
     import_ = new QPushButton(tr("&Import"));
@@ -165,6 +167,12 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     layout->addWidget(status_);
     layout->addWidget(buttons);
     resize(640, sizeHint().height());
+
+    // Return imports from any field; the other buttons take only clicks and Space.
+    for (QPushButton *b : {pythonFile, browse, close_})
+        b->setAutoDefault(false);
+    spec_->setFocus();
+    connect(spec_->lineEdit(), &QLineEdit::returnPressed, this, [this] { start(); });
 
     candidates_ = pythonCandidates();
     python_->setText(candidates_.front());
@@ -250,7 +258,8 @@ void ImportDialog::setRunning(bool running) {
     import_->setEnabled(!running);
     close_->setText(running ? tr("Cancel") : tr("Close"));
     progress_->setVisible(running);
-    for (QWidget *w : std::initializer_list<QWidget *>{spec_, shape_, dtype_, blocks_, output_, python_})
+    for (QWidget *w :
+         std::initializer_list<QWidget *>{spec_, shape_, dtype_, blocks_, output_, python_, pythonFile_, browse_})
         w->setEnabled(!running);
 }
 

@@ -72,6 +72,8 @@ private:
     QLabel *pythonInfo_;
     QLabel *status_;
     QProgressBar *progress_;
+    QPushButton *pythonFile_;
+    QPushButton *browse_;
     QPushButton *import_;
     QPushButton *close_;
     QProcess *process_ = nullptr;

@@ -169,6 +169,7 @@ void MainWindow::buildModelMenu(QMenu *file) {
         dialog->open();
     });
     import->setObjectName("importPyTorchAction");
+    import->setShortcut(QKeySequence(tr("Ctrl+I")));
     QMenu *examples = file->addMenu(tr("&Examples"));
     examples->setObjectName("examplesMenu");
     const QDir dir(examplesDirectory());

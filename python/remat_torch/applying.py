@@ -80,6 +80,10 @@ def remove(model):
         calls.release(module)
 
 
+def _mib(value):
+    return f"{value / 2**20:.1f} MiB"
+
+
 def describe_plan(plan_path, spec=None):
     """What apply does with a plan, in words, for python3 -m remat_torch apply."""
     from .plans import check_same_model, plan_title
@@ -91,8 +95,8 @@ def describe_plan(plan_path, spec=None):
         model_text += " (input " + "x".join(str(d) for d in trace["input"]) + ")"
     segments = plan["apply"]["segments"]
     lines.append(f"{plan_path}: {plan_title(plan)} for {model_text}")
-    lines.append(f"predicted peak {plan['apply']['predicted_peak_bytes']} B (store-all "
-                 f"{plan['store_all']['peak_bytes']} B); {len(segments)} checkpointed "
+    lines.append(f"predicted peak {_mib(plan['apply']['predicted_peak_bytes'])} (store-all "
+                 f"{_mib(plan['store_all']['peak_bytes'])}); {len(segments)} checkpointed "
                  f"segment{'s' if len(segments) != 1 else ''}:")
     for s in segments:
         chain = " -> ".join(s["modules"])
