@@ -3,6 +3,7 @@
 Bad input (a SPEC, a shape, a plan for another model, PyTorch missing) is one
 line on stderr and exit status 2."""
 import argparse
+import os
 import shlex
 import sys
 
@@ -16,7 +17,8 @@ def _fail(message):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's usage block would be several lines
-        sys.exit(_fail(f"{message} (see python3 -m {PROGRAM} {self.prog.split()[-1]} --help)"))
+        command = self.prog.split()[-1]
+        sys.exit(_fail(f"{message} (see python3 -m {PROGRAM}{'' if command == PROGRAM else ' ' + command} --help)"))
 
 
 def _progress(command, wanted):
@@ -94,6 +96,13 @@ def main(argv=None):
         return _fail(str(e))
     except KeyboardInterrupt:
         return _fail("interrupted")
+    except Exception as e:  # a bug, or PyTorch failing mid-step: one line, the traceback on request
+        if os.environ.get("REMAT_TORCH_DEBUG"):
+            raise
+        text = str(e).strip().splitlines()
+        print(f"{PROGRAM}: {type(e).__name__}: {text[0] if text else ''} (REMAT_TORCH_DEBUG=1 shows where)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
