@@ -188,6 +188,7 @@ def _counting(model, x, modules, nodes, device, what):
     state = {"node": None, "next": 1, "forward": True, "open": None}
     saved_owner = {}       # storage -> (node, bytes): the first node that saved it
     outputs = {storage_key(x)}
+    node_outputs = {}      # node -> its output storages
     kept = []              # node outputs stay alive through the forward: their addresses stay theirs
     workspace, backward_workspace = [0] * count, [0] * count
     flops, glue_saved = [0] * count, [0] * count
@@ -209,13 +210,21 @@ def _counting(model, x, modules, nodes, device, what):
     def on_gradient(index, gradient):
         # Node k's backward runs from its output gradient's arrival to the
         # next arrival, which brings b_j (j: the node that gradient is for):
-        # remat counts that backward's transient bytes at "compute b_j".
+        # remat counts that backward's transient bytes at "compute b_j", where
+        # it holds what PyTorch holds at the start, less node k's output if k
+        # saved it itself (a final ReLU: PyTorch keeps it for k's backward,
+        # remat has freed it after b_k), plus b_j.
         now = meter.sample()
         if state["open"] is not None:
+            opened, start = state["open"]
             arrived = sum(storage_of(t).nbytes() for t in _tensors(gradient))
-            backward_workspace[index] = max(0, meter.window_peak - state["open"] - arrived)
-        state["open"] = now
+            backward_workspace[index] = max(0, meter.window_peak - (start - self_saved(opened)) - arrived)
+        state["open"] = (index, now)
         meter.reset_window()
+
+    def self_saved(index):
+        return sum(size for key, size in node_outputs.get(index, {}).items()
+                   if saved_owner.get(key, (None,))[0] == index)
 
     def on_call(name, run, args, kwargs):
         index = node_of[name]
@@ -227,7 +236,8 @@ def _counting(model, x, modules, nodes, device, what):
         if nodes[index]["records"][-1]["name"] == name:
             state["next"] = index + 1
             workspace[index] = max(0, meter.window_peak - meter.sample())
-            outputs.update(_keys(out))
+            node_outputs[index] = _keys(out)
+            outputs.update(node_outputs[index])
             kept.append(out)
             for t in output_tensors(out):
                 t.register_hook(lambda g, i=index: on_gradient(i, g))
@@ -242,7 +252,8 @@ def _counting(model, x, modules, nodes, device, what):
             del kept[:]
             backward(output, what)
             if state["open"] is not None:  # the first node's backward ends the step; b_0 is not computed
-                backward_workspace[0] = max(0, meter.window_peak - state["open"])
+                opened, start = state["open"]
+                backward_workspace[0] = max(0, meter.window_peak - (start - self_saved(opened)))
     finally:
         recorder.close()
     saved = [0] * count
