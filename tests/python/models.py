@@ -59,3 +59,33 @@ def pitfalls():
 
 def not_a_module():
     return 42
+
+
+class Dense(nn.Module):
+    def __init__(self, inputs, outputs):
+        super().__init__()
+        self.linear = nn.Linear(inputs, outputs)
+
+    def forward(self, x):
+        return torch.tanh(self.linear(x))
+
+
+class SkipNet(nn.Module):
+    """A U-Net-like long skip: the last block reads the first block's output
+    through a concatenation (code between modules)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Dense(WIDTH, HIDDEN)
+        self.b = Dense(HIDDEN, HIDDEN)
+        self.c = Dense(HIDDEN, HIDDEN)
+        self.d = nn.Linear(2 * HIDDEN, WIDTH)
+
+    def forward(self, x):
+        h = self.a(x)
+        return self.d(torch.cat([self.c(self.b(h)), h], dim=-1))
+
+
+def skipnet():
+    torch.manual_seed(0)
+    return SkipNet()

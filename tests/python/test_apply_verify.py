@@ -49,6 +49,21 @@ class ApplyVerifyTest(Workdir):
     def test_pitfalls(self):
         self.verify_three_plans(f"{MODELS}:pitfalls", "8x16", 0.10)
 
+    def test_a_graph_with_a_long_skip(self):
+        self.trace(f"{MODELS}:skipnet", "64x16")
+        store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
+        smallest = self.plan("model.json", "auto.json", "--strategy", "recompute-all")
+        budget = (store_all["plan"]["peak_bytes"] + smallest["plan"]["peak_bytes"]) // 2
+        planned = self.plan("model.json", "budget.json", "--budget", f"{budget}B")
+        self.assertTrue(planned["apply"]["appliable"], planned["apply"].get("reason"))
+        status, out, err = run_main("verify", "--plan", self.path("budget.json"), "--json")
+        self.assertEqual(status, 0, err)
+        for run in json.loads(out)["runs"]:
+            evaluations = run["forward_evaluations"]
+            self.assertEqual(evaluations["observed"], evaluations["predicted"], run["plan"])
+            self.assertEqual(run["max_grad_diff"], 0.0)
+            self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.10, run["plan"])
+
     def test_apply_keeps_modules_and_hooks_and_removes_cleanly(self):
         self.trace(f"{MODELS}:linear_tanh", "8x16")
         self.plan("model.json", "plan.json", "--strategy", "periodic", "--every", "2")

@@ -68,6 +68,21 @@ class TraceTest(Workdir):
         for name in ("3", "6"):
             self.assertEqual(nodes[name]["saved_bytes"], nodes["2"]["saved_bytes"])
 
+    def test_block_patterns_choose_the_nodes(self):
+        doc = self.trace("torchvision:resnet18", "2x3x32x32", "resnet.json", "--blocks", "layer3.*")
+        names = [n["name"] for n in doc["nodes"]]
+        self.assertIn("layer3.0", names)
+        self.assertIn("layer3.1", names)
+        self.assertIn("layer4", names)      # the rest is covered by the coarsest modules around the blocks
+        self.assertNotIn("layer4.0", names)
+
+    def test_a_long_skip_becomes_an_edge(self):
+        doc = self.trace(f"{MODELS}:skipnet", f"{BATCH}x{WIDTH}")
+        self.assertEqual([n["name"] for n in doc["nodes"]], ["input", "a", "b", "c", "d"])
+        self.assertEqual(sorted(map(tuple, doc["edges"])),
+                         [("a", "b"), ("a", "d"), ("b", "c"), ("c", "d"), ("input", "a")])
+        self.assertFalse(doc["nodes"][4]["chained"])  # torch.cat runs between c and d
+
     def test_remat_reads_a_traced_file_and_plans_it(self):
         self.trace("torchvision:resnet18", "2x3x32x32", "resnet.json")
         simulate = subprocess.run([remat_cli(), "simulate", "--model", self.path("resnet.json"), "--strategy",
