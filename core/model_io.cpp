@@ -130,6 +130,39 @@ private:
     std::string origin_;
 };
 
+// "module": a qualified module name or an array of them (docs/model-format.md);
+// "chained": a boolean. Sized on the first node that has either.
+void readTracedKeys(const Reader &r, const json &node, const std::string &pointer, std::size_t index,
+                    std::size_t count, ModelFile &out) {
+    if (node.contains("chained") && !node["chained"].is_boolean())
+        r.fail(pointer + "/chained", "expected true or false, got " + Reader::shown(node["chained"]));
+    if (!node.contains("module") && !node.contains("chained"))
+        return;
+    if (out.modules.empty()) {
+        out.modules.resize(count);
+        out.chained.assign(count, false);
+    }
+    out.chained[index] = node.value("chained", false);
+    if (!node.contains("module"))
+        return;
+    const json &m = node["module"];
+    const std::string expected = "expected a module name such as \"layer1.0\" or an array of them, got ";
+    if (m.is_string()) {
+        out.modules[index].push_back(m.get<std::string>());
+    } else if (m.is_array() && !m.empty()) {
+        for (const json &name : m) {
+            if (!name.is_string())
+                r.fail(pointer + "/module", expected + Reader::shown(m));
+            out.modules[index].push_back(name.get<std::string>());
+        }
+    } else {
+        r.fail(pointer + "/module", expected + Reader::shown(m));
+    }
+    for (const std::string &name : out.modules[index])
+        if (name.empty())
+            r.fail(pointer + "/module", "expected non-empty module names, got " + Reader::shown(m));
+}
+
 std::string lineAndColumn(std::string_view text, std::size_t byte) {
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
@@ -258,13 +291,19 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     if (!doc.is_object())
         r.fail("", "expected an object with \"nodes\", got " + Reader::shown(doc));
     r.onlyKeys(doc, "",
-               {"format", "version", "name", "source", "comment", "units", "nodes", "edges", "link", "device", "host"});
+               {"format", "version", "name", "source", "comment", "units", "nodes", "edges", "trace", "link", "device",
+                "host"});
     if (doc.contains("format") && doc["format"] != "remat-model")
         r.fail("/format", "expected \"remat-model\", got " + Reader::shown(doc["format"]));
     if (doc.contains("version") && doc["version"] != 1)
         r.fail("/version", "this remat reads version 1, got " + Reader::shown(doc["version"]));
 
-    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}};
+    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}, {}, {}, {}};
+    if (doc.contains("trace")) {
+        if (!doc["trace"].is_object())
+            r.fail("/trace", "expected an object (what python/remat_torch traced), got " + Reader::shown(doc["trace"]));
+        out.trace = doc["trace"].dump();
+    }
     double unit = 1;
     std::string costUnit;
     if (doc.contains("units")) {
@@ -298,7 +337,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
             r.fail(p, "expected an object with \"name\" and \"bytes\", got " + Reader::shown(node));
         r.onlyKeys(node, p,
                    {"name", "bytes", "saved_bytes", "forward_cost", "backward_cost", "grad_bytes", "workspace",
-                    "backward_workspace", "comment"});
+                    "backward_workspace", "comment", "module", "chained", "flops"});
         ForwardSpec &s = specs[i];
         s.label = r.text(node, "name", p, true);
         if (s.label.empty())
@@ -316,6 +355,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
         s.savedBytes = r.size(node, "saved_bytes", p, unit, 0);
         if (i == 0 && s.savedBytes != 0)
             r.fail(p + "/saved_bytes", "the input is given, not computed: it saves nothing (expected 0)");
+        r.cost(node, "flops", p, 0); // informational: checked, not used
+        readTracedKeys(r, node, p, i, nodes.size(), out);
     }
 
     if (doc.contains("edges")) {

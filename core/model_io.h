@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace remat {
 
@@ -15,6 +16,15 @@ struct ModelFile {
     Model model;
     std::string name;   // "VGG-16, batch 32"
     std::string source; // where the sizes come from
+    // Traced files (python/remat_torch, docs/pytorch.md), by forward index:
+    // the qualified names of the PyTorch modules a node runs, in call order
+    // (empty for the input and for hand-written nodes), and whether the node's
+    // first module is called with exactly the previous node's output (only then
+    // may one torch.utils.checkpoint span both). Both empty when no node has a
+    // "module". `trace`: the file's "trace" object as JSON text, or "".
+    std::vector<std::vector<std::string>> modules;
+    std::vector<bool> chained;
+    std::string trace;
     // "link", "device" and "host" (offloading): what the file says of the
     // machine; resolveMachine(model, spec) turns it into a Machine.
     MachineSpec machine;

@@ -7,7 +7,9 @@ packages=(build-essential cmake ninja-build pkg-config
           qt6-base-dev libgl-dev fonts-dejavu-core
           libeigen3-dev libcli11-dev nlohmann-json3-dev
           libcgif-dev libgif-dev
-          clang libclang-rt-14-dev) # libFuzzer, for the model-file fuzz test
+          clang libclang-rt-14-dev # libFuzzer, for the model-file fuzz test
+          python3-torch python3-torchvision # python/remat_torch: trace, apply, verify
+          libopenblas0-pthread) # PyTorch's BLAS (libblas.so.3); without it the reference BLAS is ~20x slower
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

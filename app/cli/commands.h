@@ -62,6 +62,8 @@ struct SweepOptions {
 
 struct PlanOptions {
     std::string modelFile;
+    std::string strategy = "budget"; // any registered strategy; budget needs --budget
+    StrategyOptionTexts params;      // --every, --checkpoints, --slots (--budget is `budget`)
     std::string budget;
     std::string memorySteps;
     bool frontier = false; // the trade-off curve instead of one budget

@@ -174,6 +174,17 @@ int main(int argc, char **argv) {
                       "store-all, periodic, revolve, per-layer checkpointing (and selective recomputation on "
                       "op-level transformer blocks) as points; --csv or --json for the data");
     planCmd->add_option("--samples", plan.samples, "--frontier: budgets tried, 2 to 1000 (default 48)");
+    planCmd->add_option("--strategy", plan.strategy,
+                        "budget (default) or any strategy of simulate, e.g. periodic, revolve (one name)");
+    planCmd->add_option("--every", plan.params.every, "periodic: checkpoint every K-th node");
+    planCmd->add_option_function<std::string>(
+        "--checkpoints",
+        [&plan](const std::string &v) {
+            plan.params.checkpoints = v;
+            plan.params.checkpointsGiven = true;
+        },
+        "checkpoints: forward nodes to keep, increasing. Example: --checkpoints 3,7,11");
+    planCmd->add_option("--slots", plan.params.slots, "revolve, budget: checkpoint slots, a_0 included");
     planCmd->add_option("--memory-steps", plan.memorySteps,
                         "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");
     addMachineFlags(planCmd, plan.machine);

@@ -9,6 +9,7 @@
 #include "core/report.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "core/torch_plan.h"
 #include "core/units.h"
 
 #include <cstdio>
@@ -28,6 +29,75 @@ std::string signedPercent(double fraction) {
     return buf;
 }
 
+std::string strategyNames() {
+    std::string names;
+    for (const auto *s : StrategyRegistry::builtin().all())
+        names += (names.empty() ? "" : ", ") + std::string(s->name());
+    return names;
+}
+
+// What python3 -m remat_torch apply needs (docs/pytorch.md): the checkpointed
+// segments by node and module name, or why the plan cannot run in PyTorch.
+nlohmann::ordered_json torchPlanJson(const Model &model, const TorchPlan &torch,
+                                     const std::vector<std::vector<std::string>> &modules) {
+    nlohmann::ordered_json j;
+    j["appliable"] = torch.appliable;
+    if (!torch.appliable)
+        j["reason"] = torch.reason;
+    nlohmann::ordered_json again = nlohmann::ordered_json::array();
+    for (int i : torch.recomputedMoreThanOnce)
+        again.push_back(model.label(i));
+    j["recomputed_more_than_once"] = again;
+    j["needs_nesting"] = !torch.recomputedMoreThanOnce.empty();
+    if (!torch.appliable)
+        return j;
+    j["matches_plan"] = torch.matchesPlan;
+    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    for (const TorchSegment &s : torch.segments) {
+        nlohmann::ordered_json nodes = nlohmann::ordered_json::array(), names = nlohmann::ordered_json::array();
+        for (int i = s.first; i <= s.last; ++i) {
+            nodes.push_back(model.label(i));
+            for (const std::string &m : modules[i])
+                names.push_back(m);
+        }
+        segments.push_back({{"first", model.label(s.first)}, {"last", model.label(s.last)}, {"nodes", nodes},
+                            {"modules", names}});
+    }
+    j["segments"] = segments;
+    const Summary summary = Simulator::summarize(model, torch.schedule);
+    j["predicted_peak_bytes"] = summary.peakBytes;
+    j["predicted_cost"] = numberJson(summary.cost);
+    nlohmann::ordered_json evaluations = nlohmann::ordered_json::array();
+    for (int i = 1; i <= model.layers(); ++i) {
+        nlohmann::ordered_json names = nlohmann::ordered_json::array();
+        for (const std::string &m : modules[i])
+            names.push_back(m);
+        evaluations.push_back({{"node", model.label(i)}, {"modules", names}, {"evaluations", torch.forwardEvaluations[i]}});
+    }
+    j["forward_evaluations"] = evaluations;
+    return j;
+}
+
+void printTorchPlan(std::ostream &out, const Model &model, const TorchPlan &torch) {
+    if (!torch.appliable) {
+        out << "PyTorch: not appliable: " << torch.reason << "\n";
+        return;
+    }
+    out << "PyTorch (--json | python3 -m remat_torch apply): " << torch.segments.size()
+        << (torch.segments.size() == 1 ? " checkpointed segment" : " checkpointed segments");
+    for (std::size_t k = 0; k < torch.segments.size(); ++k) {
+        const TorchSegment &s = torch.segments[k];
+        out << (k ? ", " : ": ") << model.label(s.first);
+        if (s.last != s.first)
+            out << ".." << model.label(s.last);
+    }
+    out << "\n";
+    if (!torch.matchesPlan)
+        out << "  PyTorch runs these segments its own way (it keeps a segment's last output that the next node "
+               "saved, re-runs a segment whole before the backward of its last node): remat counts that at a peak of "
+            << formatBytes(Simulator::summarize(model, torch.schedule).peakBytes) << "\n";
+}
+
 } // namespace
 
 void runPlan(const PlanOptions &options, std::ostream &out) {
@@ -39,22 +109,29 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         throw InvalidArgument("--samples applies to --frontier only");
     if (options.format == Format::Csv)
         throw InvalidArgument("plan prints CSV with --frontier only; use --json for one budget");
+    const StrategyRegistry &registry = StrategyRegistry::builtin();
+    const Strategy *strategy = registry.find(options.strategy);
+    if (!strategy)
+        throw InvalidArgument("unknown strategy \"" + options.strategy + "\" for plan; known: " + strategyNames());
     const ModelFile file = loadModelFile(options.modelFile);
     const Model &model = file.model;
-    StrategyParams params;
+    StrategyParams params = parseStrategyParams(options.params, model.layers());
     if (!options.budget.empty())
         parseBudget(options.budget, params);
-    applyDeviceBudget(options.machine, options.budget, file.machine, params);
-    if (!params.budgetBytes && !params.budgetNodes)
-        throw InvalidArgument("plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes), or "
-                              "--frontier for every budget");
+    const bool budgetPlanner = options.strategy == "budget";
+    // A model file's device budget is the budget planner's when none is given.
+    applyDeviceBudget(options.machine, options.budget, budgetPlanner ? file.machine : MachineSpec{}, params);
+    if (budgetPlanner && !params.budgetBytes && !params.budgetNodes && !params.checkpointSlots)
+        throw InvalidArgument(
+            "plan needs --budget, e.g. --budget 2GiB (bytes) or --budget 12 (nodes), or --frontier for every budget");
     if (!options.memorySteps.empty())
         params.memorySteps = static_cast<int>(parseInteger("--memory-steps", options.memorySteps, 1, 1 << 20));
-    // With a link the planner may also offload (offload-budget, docs/planners.md).
     params.machine = machineFor(model, file.machine, options.machine);
 
-    const StrategyRegistry &registry = StrategyRegistry::builtin();
-    auto rows = compareStrategies(model, {&registry.get(params.machine ? "offload-budget" : "budget")}, params);
+    // With a link the budget planner may also offload (offload-budget, docs/planners.md).
+    if (params.machine && budgetPlanner)
+        strategy = &registry.get("offload-budget");
+    auto rows = compareStrategies(model, {strategy}, params);
     StrategyParams storeAllParams;
     storeAllParams.machine = params.machine;
     auto reference = compareStrategies(model, {&registry.get("store-all")}, storeAllParams);
@@ -75,8 +152,9 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         doc["model"]["file"] = options.modelFile;
         doc["model"]["name"] = file.name;
         doc["model"]["cost_unit"] = file.model.costUnit();
-        doc["budget"] = params.budgetBytes ? nlohmann::ordered_json{{"bytes", *params.budgetBytes}}
-                                           : nlohmann::ordered_json{{"nodes", *params.budgetNodes}};
+        if (params.budgetBytes || params.budgetNodes)
+            doc["budget"] = params.budgetBytes ? nlohmann::ordered_json{{"bytes", *params.budgetBytes}}
+                                               : nlohmann::ordered_json{{"nodes", *params.budgetNodes}};
         if (params.machine)
             doc["machine"] = machineJson(*params.machine);
         doc["plan"] = summaryJson(plan);
@@ -86,6 +164,9 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         doc["plan"]["checkpoint_names"] = names;
         doc["store_all"] = summaryJson(storeAll);
         doc["memory_saved_vs_store_all"] = memorySaved;
+        if (!file.trace.empty())
+            doc["trace"] = nlohmann::ordered_json::parse(file.trace);
+        doc["apply"] = torchPlanJson(model, torchPlan(model, plan.schedule, file.modules, file.chained), file.modules);
         out << doc.dump(2) << '\n';
         return;
     }
@@ -116,6 +197,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
             << "): " << plan.summary.offloads << " offload(s), " << formatBytes(plan.summary.transferBytes)
             << " over the link, " << formatSeconds(plan.summary.stallSeconds) << " of stalls, host peak "
             << formatBytes(plan.summary.peakHostBytes) << "\n";
+    if (!file.modules.empty())
+        printTorchPlan(out, model, torchPlan(model, plan.schedule, file.modules, file.chained));
 }
 
 } // namespace remat::cli

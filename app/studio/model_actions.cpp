@@ -1,5 +1,6 @@
 // Models and plans in the studio: opening model files (File > Open model,
 // File > Examples), showing one model in every pane, and Plan for budget.
+#include "app/studio/import_dialog.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
@@ -161,6 +162,14 @@ void MainWindow::buildModelMenu(QMenu *file) {
             openModelFile(path);
     });
     open->setShortcut(QKeySequence::Open);
+    QAction *import = file->addAction(tr("&Import PyTorch model\u2026"), this, [this] {
+        auto *dialog = new ImportDialog(this); // traces in a QProcess (docs/pytorch.md)
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &ImportDialog::imported, this, [this](const QString &path) { openModelFile(path); });
+        dialog->open();
+    });
+    import->setObjectName("importPyTorchAction");
+    import->setShortcut(QKeySequence(tr("Ctrl+I")));
     QMenu *examples = file->addMenu(tr("&Examples"));
     examples->setObjectName("examplesMenu");
     const QDir dir(examplesDirectory());

@@ -37,6 +37,9 @@ private slots:
         QTest::newRow("roberta") << "roberta-base-seq512.json" << 12 << true;
         QTest::newRow("resnet18") << "resnet18-batch32.json" << 31 << false;
         QTest::newRow("unet") << "unet-batch8.json" << 31 << false;
+        QTest::newRow("resnet50 traced") << "resnet50-batch32-traced.json" << 21 << true;
+        QTest::newRow("vit-b16 traced") << "vit-b16-batch32-traced.json" << 16 << true;
+        QTest::newRow("encoder traced") << "transformer-encoder-seq512-batch8-traced.json" << 12 << true;
     }
     void examplesLoadAndPlan() {
         QFETCH(QString, file);
@@ -146,6 +149,17 @@ private slots:
         QTest::newRow("no input edge")
             << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "x", "bytes": 4}, {"name": "l", "bytes": 4}], "edges": [["in", "l"], ["x", "l"]]})"
             << "m.json: /nodes/1: no edge leads into \"x\"";
+        QTest::newRow("bad module")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "module": 3}]})"
+            << "m.json: /nodes/1/module: expected a module name such as \"layer1.0\" or an array of them, got 3";
+        QTest::newRow("empty module name")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "module": ["a", ""]}]})"
+            << "m.json: /nodes/1/module: expected non-empty module names";
+        QTest::newRow("bad chained")
+            << R"({"nodes": [{"name": "in", "bytes": 4}, {"name": "l", "bytes": 4, "chained": "yes"}]})"
+            << "m.json: /nodes/1/chained: expected true or false";
+        QTest::newRow("bad trace") << R"({"trace": "torch", "nodes": []})"
+                                   << "m.json: /trace: expected an object";
         QTest::newRow("bad units") << R"({"units": {"bytes": "parsec"}, "nodes": []})"
                                    << "m.json: /units/bytes: expected a unit";
         QTest::newRow("wrong version") << R"({"version": 7, "nodes": []})"
@@ -163,6 +177,24 @@ private slots:
             << "{\"name\": \"" + QString(100, '[') + "\\\"\", \"nodes\": 3}"
             << "m.json: /nodes: expected an array";
     }
+    // What remat_torch trace writes and remat plan --json hands to apply.
+    void tracedKeysAreKept() {
+        const ModelFile f = parseModelJson(
+            R"({"trace": {"model": "torchvision:resnet18"}, "nodes": [{"name": "in", "bytes": 4},
+                {"name": "a", "bytes": 4, "module": "conv1", "chained": true, "flops": 12},
+                {"name": "b", "bytes": 4, "module": ["bn1", "relu"]}, {"name": "c", "bytes": 4}]})",
+            "m.json");
+        QCOMPARE(f.modules.size(), std::size_t(4));
+        QVERIFY(f.modules[0].empty());
+        QCOMPARE(f.modules[1], std::vector<std::string>{"conv1"});
+        QCOMPARE(f.modules[2], (std::vector<std::string>{"bn1", "relu"}));
+        QVERIFY(f.modules[3].empty());
+        QCOMPARE(f.chained, (std::vector<bool>{false, true, false, false}));
+        QCOMPARE(f.trace, std::string(R"({"model":"torchvision:resnet18"})"));
+        const ModelFile plain = loadModelFile(examplePath("gpt2-small.json"));
+        QVERIFY(plain.modules.empty() && plain.trace.empty());
+    }
+
     void badFilesNameFileAndPlace() {
         QFETCH(QString, text);
         QFETCH(QString, expected);

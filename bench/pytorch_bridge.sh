@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The PyTorch bridge against remat's predictions (docs/pytorch.md): for each
+# traced model, plans for per-block checkpointing and a budget halfway between
+# per-block's and store-all's peak, then one `remat_torch verify` run (the
+# plain model = store-all, then both plans). Raw output under OUT.
+#
+#   bench/pytorch_bridge.sh OUT cpu FILE...        traced files to verify (their own SPEC and input)
+#   bench/pytorch_bridge.sh OUT cuda SPEC:SHAPE... trace on the GPU first, then verify there
+#
+# PYTHON (default python3) must import torch; REMAT (default build/dev/app/cli/remat).
+set -euo pipefail
+out=${1:?OUT}; device=${2:?cpu|cuda}; shift 2
+python=${PYTHON:-python3}; remat=${REMAT:-build/dev/app/cli/remat}
+mkdir -p "$out"
+export PYTHONPATH=python
+timed() { if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi; }
+{ date -u; uname -a; lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)" || true
+  "$python" -c "import torch; print('torch', torch.__version__, 'threads', torch.get_num_threads()); print(torch.__config__.show())"
+  update-alternatives --display libblas.so.3-x86_64-linux-gnu 2>/dev/null | head -2 || true # which BLAS PyTorch's libblas.so.3 is
+  [ "$device" = cuda ] && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
+} > "$out/machine.txt" 2>&1
+for item in "$@"; do
+  if [ "$device" = cuda ]; then
+    spec=${item%@*}; shape=${item##*@}
+    name=$(echo "$spec-$shape" | tr -c 'A-Za-z0-9_.-' '-' | cut -c1-80)
+    model="$out/$name.json"
+    timed "$python" -m remat_torch trace --model "$spec" --input "$shape" --device cuda -o "$model" \
+      2> "$out/$name.trace.log"
+  else
+    model=$item; name=$(basename "$item" .json)
+  fi
+  "$remat" plan --model "$model" --strategy periodic --every 1 --json > "$out/$name.per-block.plan.json"
+  "$remat" plan --model "$model" --strategy store-all --json > "$out/$name.store-all.plan.json"
+  budget=$("$python" -c "import json,sys; a,b=(json.load(open(f))['plan']['peak_bytes'] for f in sys.argv[1:]); print((a+b)//2)" \
+    "$out/$name.store-all.plan.json" "$out/$name.per-block.plan.json")
+  "$remat" plan --model "$model" --budget "${budget}B" --json > "$out/$name.budget.plan.json"
+  "$remat" plan --model "$model" --budget "${budget}B" > "$out/$name.budget.plan.txt"
+  timed "$python" -m remat_torch verify --device "$device" --plan "$out/$name.per-block.plan.json" \
+    --plan "$out/$name.budget.plan.json" --json > "$out/$name.verify.json" 2> "$out/$name.verify.log"
+  "$python" - "$out/$name.verify.json" <<'PY' | tee "$out/$name.verify.txt"
+import json, sys
+sys.path.insert(0, "python")
+from remat_torch.verifying import report_text
+print(report_text(json.load(open(sys.argv[1]))))
+PY
+done

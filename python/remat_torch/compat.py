@@ -1,0 +1,37 @@
+"""What differs between PyTorch 1.13 (Debian 12) and 2.x, in one place."""
+import torch
+
+try:  # weak references to a C++ storage: expired() says when PyTorch freed it
+    from torch.multiprocessing.reductions import StorageWeakRef
+except ImportError:  # pragma: no cover - present in 1.13 and 2.x
+    StorageWeakRef = None
+
+try:
+    from torch.utils._python_dispatch import TorchDispatchMode
+except ImportError:  # pragma: no cover
+    TorchDispatchMode = None
+
+
+def storage_of(tensor):
+    """The storage behind a tensor (a view resolves to its whole storage)."""
+    if hasattr(tensor, "untyped_storage"):
+        return tensor.untyped_storage()
+    return tensor.storage()
+
+
+def storage_key(tensor):
+    """Identifies a storage while it is alive (its data pointer, or its
+    C++ object for empty storages)."""
+    storage = storage_of(tensor)
+    return storage.data_ptr() or storage._cdata
+
+
+def storage_bytes(tensor):
+    return storage_of(tensor).nbytes()
+
+
+def checkpoint(function, *args, **kwargs):
+    """torch.utils.checkpoint, non-reentrant, restoring the RNG state so that
+    dropout draws the same masks when a segment is re-run."""
+    from torch.utils.checkpoint import checkpoint as torch_checkpoint
+    return torch_checkpoint(function, *args, use_reentrant=False, preserve_rng_state=True, **kwargs)

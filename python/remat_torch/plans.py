@@ -1,0 +1,56 @@
+"""Reading the JSON that `remat plan --json` prints (docs/cli.md, docs/pytorch.md)."""
+import json
+import os
+
+from .errors import UsageError
+from .spec import shape_text
+
+
+def load_plan(plan):
+    """The plan as a dict, from a dict or a path; refused with the reason when
+    it is not a plan, or cannot run in PyTorch."""
+    where = "the plan"
+    if isinstance(plan, (str, os.PathLike)):
+        where = str(plan)
+        try:
+            with open(plan) as f:
+                plan = json.load(f)
+        except OSError as e:
+            raise UsageError(f"{where}: cannot read the plan ({e.strerror})") from None
+        except ValueError as e:
+            raise UsageError(f"{where}: not JSON ({e}); expected what remat plan --json prints") from None
+    if not isinstance(plan, dict) or not isinstance(plan.get("apply"), dict) or "plan" not in plan:
+        raise UsageError(f"{where}: not the output of remat plan --model FILE --json (no \"apply\" section)")
+    applied = plan["apply"]
+    if not applied.get("appliable"):
+        raise UsageError(f"{where}: this plan cannot run in PyTorch: {applied.get('reason', 'no reason given')}")
+    if not isinstance(applied.get("segments"), list):
+        raise UsageError(f"{where}: \"apply\" has no list of segments")
+    plan = dict(plan)
+    plan["_where"] = where
+    return plan
+
+
+def plan_title(plan):
+    p = plan["plan"]
+    return f"{p.get('name', '?')} ({p.get('description', '')})" if p.get("description") else p.get("name", "?")
+
+
+def traced_model(plan):
+    """(spec, shape, dtype) the plan's model file was traced from."""
+    trace = plan.get("trace")
+    if not isinstance(trace, dict) or "model" not in trace or "input" not in trace:
+        raise UsageError(f"{plan['_where']}: its model file was not made by remat_torch trace "
+                         "(no \"trace\" section): no PyTorch model to run")
+    return trace["model"], list(trace["input"]), trace.get("dtype", "float32")
+
+
+def check_same_model(plan, spec, shape):
+    """Refuses a plan made for another model or another input shape."""
+    traced_spec, traced_shape, _ = traced_model(plan)
+    if spec is not None and spec != traced_spec:
+        raise UsageError(f"{plan['_where']} was planned for {traced_spec} (input {shape_text(traced_shape)}), "
+                         f"not for {spec}: plan the model file traced from {spec}")
+    if shape is not None and list(shape) != traced_shape:
+        raise UsageError(f"{plan['_where']} was planned for input {shape_text(traced_shape)}, not "
+                         f"{shape_text(shape)}: its sizes hold for that shape only; trace and plan again")

@@ -1,0 +1,392 @@
+"""remat_torch trace: a PyTorch model as a remat model file, every number
+measured in real training steps (docs/pytorch.md).
+
+Three steps run: the first finds the nodes (which modules run, in which
+order, what each takes and returns) and warms up; the second times every
+node's forward and backward; the third counts bytes: what each node's forward
+saves for its backward (saved_tensors_hooks, each storage once, parameters
+and buffers excluded, views resolved to their storage), the largest
+transient memory above that in its forward and backward (LiveTensors), and
+the FLOPs of its matrix products and convolutions."""
+import datetime
+import json
+import os
+import tempfile
+
+import torch
+
+from . import calls
+from .blocks import candidate_units
+from .compat import storage_key, storage_of
+from .counting import CudaMeter, LiveTensors, Stopwatch, _tensors, flops_of
+from .errors import UsageError
+from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
+from .steps import backward, held_before_step, output_tensors, preallocate_gradients, run_forward
+
+FORMAT_NOTE = ("bytes: the node's output storages; saved_bytes: what its forward saves for its backward besides its "
+               "input and output (saved_tensors_hooks, each storage once, parameters and buffers excluded); "
+               "workspace and backward_workspace: the largest transient bytes above that while it runs (every "
+               "storage PyTorch makes, followed op by op); forward_cost and backward_cost: measured milliseconds; "
+               "flops: its matrix products and convolutions, forward")
+
+
+def _keys(value):
+    return {storage_key(t): storage_of(t).nbytes() for t in _tensors(value)}
+
+
+class _Recorder:
+    """Intercepts the candidate modules for one step and calls back."""
+
+    def __init__(self, modules, names, on_call):
+        self._modules = [modules[n] for n in names]
+        for name, module in zip(names, self._modules):
+            calls.intercept(module, self._interceptor(name, on_call))
+
+    @staticmethod
+    def _interceptor(name, on_call):
+        return lambda run, args, kwargs: on_call(name, run, args, kwargs)
+
+    def close(self):
+        for module in self._modules:
+            calls.release(module)
+
+
+def _discover(model, x, modules, names, blocks, what):
+    """The module calls of one forward pass, in order, with what each took
+    and returned, and which candidates run more than once."""
+    records = []
+
+    def on_call(name, run, args, kwargs):
+        record = {"name": name, "args": args, "kwargs": kwargs}
+        records.append(record)
+        record["output"] = run(*args, **kwargs)
+        record["grad_fns"] = [t.grad_fn for t in _tensors(record["output"]) if t.grad_fn is not None]
+        return record["output"]
+
+    recorder = _Recorder(modules, names, on_call)
+    try:
+        output = run_forward(model, x, what)
+    finally:
+        recorder.close()
+    counts = {}
+    for r in records:
+        counts[r["name"]] = counts.get(r["name"], 0) + 1
+    repeated = sorted(n for n, c in counts.items() if c > 1)
+    if repeated and blocks != "auto":
+        raise UsageError(f"--blocks {blocks!r}: module {repeated[0]} runs {counts[repeated[0]]} times in one forward "
+                         "pass; a node must run once (choose its parent, or blocks that contain it)")
+    return [r for r in records if counts[r["name"]] == 1], repeated, output
+
+
+def _group(records, x):
+    """Nodes: consecutive calls merged where a call only rewrites or views its
+    predecessor's output (an in-place ReLU, a flatten), so that one storage is
+    one node. Node 0 is the input."""
+    nodes = [{"records": [], "output": x, "chained": False}]
+    for r in records:
+        previous = nodes[-1]["output"]
+        kwargs_given = any(v is not None for v in r["kwargs"].values())
+        chained = len(r["args"]) == 1 and not kwargs_given and r["args"][0] is previous
+        out_keys = set(_keys(r["output"]))
+        if chained and out_keys and out_keys <= set(_keys(previous)):
+            nodes[-1]["records"].append(r)
+            nodes[-1]["output"] = r["output"]
+        else:
+            nodes.append({"records": [r], "output": r["output"], "chained": chained})
+    return nodes
+
+
+def _edges(nodes):
+    """Which earlier nodes each node reads, found by walking autograd's graph
+    back from its inputs to the nearest node output (through any code between
+    modules: flatten, cat, a positional embedding); by storage for inputs
+    that need no gradient."""
+    owner = {}
+    storage_owner = {}
+    for index, node in enumerate(nodes):
+        for r in node["records"]:
+            for fn in r["grad_fns"]:
+                owner[fn] = index
+        for key in _keys(node["output"]):
+            storage_owner.setdefault(key, index)
+    inputs = []
+    for index, node in enumerate(nodes):
+        if index == 0:
+            inputs.append([])
+            continue
+        first = node["records"][0]
+        found = set()
+        for t in _tensors((first["args"], first["kwargs"])):
+            if t.grad_fn is None:
+                if storage_key(t) in storage_owner and storage_owner[storage_key(t)] < index:
+                    found.add(storage_owner[storage_key(t)])
+                continue
+            seen, stack = set(), [t.grad_fn]
+            while stack and len(seen) < 100000:
+                fn = stack.pop()
+                if fn is None or fn in seen:
+                    continue
+                seen.add(fn)
+                if fn in owner and owner[fn] < index:
+                    found.add(owner[fn])
+                    continue
+                stack.extend(next_fn for next_fn, _ in fn.next_functions)
+        inputs.append(sorted(found) or [index - 1])
+    last = len(nodes) - 1
+    fed = {i for ins in inputs for i in ins}
+    for index in range(last):
+        if index not in fed:  # an output beside the last one (an auxiliary head): it feeds the loss
+            inputs[last].append(index)
+    return inputs
+
+
+def _timing(model, x, modules, nodes, watch, what):
+    """Milliseconds of each node's forward and backward in one step."""
+    node_of = {r["name"]: i for i, n in enumerate(nodes) for r in n["records"]}
+    forward = [0.0] * len(nodes)
+    grad_times = {}
+
+    def on_call(name, run, args, kwargs):
+        start = watch.now()
+        out = run(*args, **kwargs)
+        index = node_of[name]
+        forward[index] += watch.now() - start
+        if nodes[index]["records"][-1]["name"] == name:
+            for t in output_tensors(out):
+                t.register_hook(lambda g, i=index: None if i in grad_times else grad_times.update({i: watch.now()}))
+        return out
+
+    recorder = _Recorder(modules, list(node_of), on_call)
+    try:
+        output = run_forward(model, x, what)
+    finally:
+        recorder.close()
+    backward(output, what)
+    end = watch.now()
+    return [1000 * t for t in forward], _backward_windows(grad_times, end, len(nodes), lambda a, b: 1000 * (b - a))
+
+
+def _backward_windows(events, end, count, measure):
+    """Node i's backward runs from its output gradient's arrival to the next
+    arrival (the backward pass reaches nodes in reverse order)."""
+    result = [0.0] * count
+    order = sorted(events.items(), key=lambda item: item[1])
+    for k, (index, start) in enumerate(order):
+        stop = order[k + 1][1] if k + 1 < len(order) else end
+        result[index] = max(0.0, measure(start, stop))
+    return result
+
+
+def _counting(model, x, modules, nodes, device, what):
+    """Saved bytes, transient bytes and FLOPs of each node in one step."""
+    node_of = {r["name"]: i for i, n in enumerate(nodes) for r in n["records"]}
+    count = len(nodes)
+    weights = {storage_key(t) for t in list(model.parameters()) + list(model.buffers())}
+    preallocate_gradients(model)
+    ops = LiveTensors(ignore=held_before_step(model, x))
+    meter = ops if device.type == "cpu" else CudaMeter(device)
+    state = {"node": None, "next": 1, "forward": True, "open": None}
+    saved_owner = {}       # storage -> (node, bytes): the first node that saved it
+    outputs = {storage_key(x)}
+    node_outputs = {}      # node -> its output storages
+    kept = []              # node outputs stay alive through the forward: their addresses stay theirs
+    workspace, backward_workspace = [0] * count, [0] * count
+    flops, glue_saved = [0] * count, [0] * count
+
+    def pack(t):
+        key = storage_key(t)
+        if key not in weights and key not in saved_owner:
+            node = state["node"]
+            if node is None and state["forward"]:  # code between modules: it computes the next node's input
+                node = min(state["next"], count - 1)
+                glue_saved[node] += storage_of(t).nbytes()
+            saved_owner[key] = (node, storage_of(t).nbytes())
+        return t
+
+    def on_op(func, args, out):
+        if state["forward"] and state["node"] is not None:
+            flops[state["node"]] += flops_of(func, args, out)
+
+    def on_gradient(index, gradient):
+        # Node k's backward runs from its output gradient's arrival to the
+        # next arrival, which brings b_j (j: the node that gradient is for):
+        # remat counts that backward's transient bytes at "compute b_j", where
+        # it holds what PyTorch holds at the start, less node k's output if k
+        # saved it itself (a final ReLU: PyTorch keeps it for k's backward,
+        # remat has freed it after b_k), plus b_j.
+        now = meter.sample()
+        if state["open"] is not None:
+            opened, start = state["open"]
+            arrived = sum(storage_of(t).nbytes() for t in _tensors(gradient))
+            backward_workspace[index] = max(0, meter.window_peak - (start - self_saved(opened)) - arrived)
+        state["open"] = (index, now)
+        meter.reset_window()
+
+    def self_saved(index):
+        return sum(size for key, size in node_outputs.get(index, {}).items()
+                   if saved_owner.get(key, (None,))[0] == index)
+
+    def on_call(name, run, args, kwargs):
+        index = node_of[name]
+        if nodes[index]["records"][0]["name"] == name:
+            meter.reset_window()
+        state["node"] = index
+        out = run(*args, **kwargs)
+        state["node"] = None
+        if nodes[index]["records"][-1]["name"] == name:
+            state["next"] = index + 1
+            workspace[index] = max(0, meter.window_peak - meter.sample())
+            node_outputs[index] = _keys(out)
+            outputs.update(node_outputs[index])
+            kept.append(out)
+            for t in output_tensors(out):
+                t.register_hook(lambda g, i=index: on_gradient(i, g))
+        return out
+
+    recorder = _Recorder(modules, list(node_of), on_call)
+    ops.listener = on_op
+    try:
+        with ops, meter.active(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            output = run_forward(model, x, what)
+            state["forward"] = False
+            del kept[:]
+            backward(output, what)
+            if state["open"] is not None:  # the first node's backward ends the step; b_0 is not computed
+                opened, start = state["open"]
+                backward_workspace[0] = max(0, meter.window_peak - (start - self_saved(opened)))
+    finally:
+        recorder.close()
+    saved = [0] * count
+    for key, (node, size) in saved_owner.items():
+        if node is not None and key not in outputs:
+            saved[node] += size
+    return saved, workspace, backward_workspace, flops, glue_saved
+
+
+def _node_name(node):
+    return "+".join(r["name"] for r in node["records"]) or "input"
+
+
+def trace(spec, shape, dtype="float32", device="cpu", blocks="auto", command="", progress=None):
+    """The model file (a dict) of SPEC run on a random batch of `shape`."""
+    progress = progress or (lambda step, total, text: None)
+    dtype_value, device_value = parse_dtype(dtype), parse_device(device)
+    model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
+    x = make_input(shape, dtype_value, device_value)
+    modules = dict(model.named_modules())
+    names = candidate_units(model, blocks)
+    if names == [""]:
+        raise UsageError(f"{spec}: the model has no submodules to make nodes of; wrap its parts in modules")
+
+    progress(1, 3, "finding the nodes (first training step)")
+    records, repeated, output = _discover(model, x, modules, names, blocks, spec)
+    if not records:
+        raise UsageError(f"{spec}: none of its modules runs exactly once in the forward pass; choose --blocks")
+    nodes = _group(records, x)
+    if len(nodes) < 2:
+        raise UsageError(f"{spec}: every module only views or rewrites the input in place; nothing to trace")
+    inputs = _edges(nodes)
+    nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"],
+              "bytes": sum(_keys(n["output"]).values())} for n in nodes]
+    del records
+    backward(output, spec)  # the first step's backward also warms up the kernels
+
+    watch = Stopwatch(device_value)
+    progress(2, 3, "timing every node (second training step)")
+    forward_ms, backward_ms = _timing(model, x, modules, nodes, watch, spec)
+    progress(3, 3, "counting saved and transient bytes (third training step)")
+    saved, workspace, backward_workspace, flops, glue_saved = _counting(model, x, modules, nodes, device_value, spec)
+
+    file_nodes = []
+    for index, node in enumerate(nodes):
+        entry = {"name": _node_name(node)}
+        module_names = [r["name"] for r in node["records"]]
+        if module_names:
+            entry["module"] = module_names[0] if len(module_names) == 1 else module_names
+        if index > 0:
+            entry["chained"] = node["chained"]
+        entry["bytes"] = max(1, node["bytes"])
+        if index == 0:
+            entry["grad_bytes"] = 1  # the input needs no gradient (b_0 is never made): the least the format allows
+            entry["forward_cost"] = 0
+            entry["backward_cost"] = 0
+        else:
+            entry["saved_bytes"] = saved[index]
+            entry["forward_cost"] = round(forward_ms[index], 3)
+            entry["backward_cost"] = round(backward_ms[index], 3)
+            if flops[index]:
+                entry["flops"] = flops[index]
+            if workspace[index]:
+                entry["workspace"] = workspace[index]
+        if backward_workspace[index]:
+            entry["backward_workspace"] = backward_workspace[index]
+        if glue_saved[index]:
+            entry["comment"] = (f"saved_bytes includes {glue_saved[index]} B saved by code that runs between "
+                                "modules before this node (kept even when the node is checkpointed)")
+        file_nodes.append(entry)
+    doc = {
+        "format": "remat-model",
+        "version": 1,
+        "name": f"{spec}, input {shape_text(shape)} {dtype} (traced)",
+        "source": _source(spec, shape, dtype, device, blocks, command, repeated),
+        "units": {"bytes": "B", "cost": "ms"},
+        "trace": {
+            "tool": "remat_torch trace",
+            "command": command,
+            "model": spec,
+            "input": list(shape),
+            "dtype": dtype,
+            "device": device,
+            "blocks": blocks,
+            "torch": torch.__version__,
+            "threads": torch.get_num_threads(),
+            "date": datetime.date.today().isoformat(),
+        },
+        "nodes": file_nodes,
+    }
+    if any(ins != [i - 1] for i, ins in enumerate(inputs) if i > 0):
+        doc["edges"] = [[file_nodes[a]["name"], file_nodes[i]["name"]] for i, ins in enumerate(inputs) for a in ins]
+    return doc
+
+
+def _source(spec, shape, dtype, device, blocks, command, repeated):
+    text = (f"Traced by remat_torch from {spec}, input {shape_text(shape)} {dtype} on {device}, PyTorch "
+            f"{torch.__version__}, {torch.get_num_threads()} threads, {datetime.date.today().isoformat()}, "
+            f"blocks {blocks}. Command: {command or '(the Python API)'}. {FORMAT_NOTE}.")
+    if repeated:
+        text += (" Modules that run more than once per forward pass are not nodes; their work counts with the "
+                 "node after them: " + ", ".join(repeated) + ".")
+    return text
+
+
+def write_model_file(doc, path):
+    """Written whole or not at all (a temporary file renamed into place)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".remat-trace-", suffix=".json", dir=directory)
+    except OSError as e:
+        raise UsageError(f"-o {path}: cannot write there ({e.strerror})") from None
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(model_file_text(doc))
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def model_file_text(doc):
+    """JSON with one node and one edge per line, like the hand-written examples."""
+    lines = ["{"]
+    items = list(doc.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k + 1 < len(items) else ""
+        if key in ("nodes", "edges"):
+            rows = [json.dumps(v) for v in value]
+            lines.append(f"  {json.dumps(key)}: [")
+            lines += [f"    {row}{',' if r + 1 < len(rows) else ''}" for r, row in enumerate(rows)]
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

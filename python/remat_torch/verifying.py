@@ -1,0 +1,153 @@
+"""remat_torch verify: one training step with each plan applied and one
+without, in PyTorch, against remat's prediction (docs/pytorch.md).
+
+Per run: remat's predicted peak and the peak PyTorch held (CPU: LiveTensors,
+every storage made in the step followed op by op; CUDA: the caching
+allocator's max_memory_allocated over the step), both counting the input
+batch and nothing that existed before the step (weights, their gradients,
+allocated in advance so that gradients accumulate in place); each node's
+forward evaluations (forward pre-hooks on its first module) against remat's
+schedule; the largest difference of any weight gradient from the plain
+model's."""
+import json
+
+import torch
+
+from .applying import apply
+from .compat import storage_bytes
+from .counting import LiveTensors
+from .errors import UsageError
+from .plans import check_same_model, load_plan, plan_title, traced_model
+from .spec import build_model, make_input, parse_device, parse_dtype, parse_shape, shape_text
+from .steps import held_before_step, preallocate_gradients, step
+
+
+def _count_evaluations(model, nodes):
+    """Forward pre-hooks on each node's first module: they fire on real runs
+    only (a checkpoint's re-run included, apply's hand-back not)."""
+    counts = {node: 0 for node, _ in nodes}
+    named = dict(model.named_modules())
+    handles = []
+    for node, modules in nodes:
+        if modules[0] not in named:
+            raise UsageError(f"the plan's node {node} runs module {modules[0]!r}, which this model does not have")
+
+        def hook(module, args, node=node):
+            counts[node] += 1
+        handles.append(named[modules[0]].register_forward_pre_hook(hook))
+    return counts, handles
+
+
+def _measured_step(model, x, device, what):
+    """Peak bytes held during one training step, the input included."""
+    preallocate_gradients(model)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        base = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        step(model, x, what)
+        torch.cuda.synchronize(device)
+        return torch.cuda.max_memory_allocated(device) - base + storage_bytes(x)
+    live = LiveTensors(ignore=held_before_step(model, x))
+    with live:
+        step(model, x, what)
+    return live.peak + storage_bytes(x)
+
+
+def _run(spec, shape, dtype, device, plan, nodes, what):
+    model = build_model(spec).to(device=device, dtype=dtype).train()
+    x = make_input(shape, dtype, device)
+    if device.type == "cuda":  # the first step also allocates cuBLAS/cuDNN workspaces: not the plan's
+        step(model, x, what)
+    if plan is not None:
+        apply(model, plan)
+    counts, handles = _count_evaluations(model, nodes)
+    torch.manual_seed(3)  # dropout draws the same masks in every run
+    peak = _measured_step(model, x, device, what)
+    for h in handles:
+        h.remove()
+    grads = [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
+    return peak, counts, grads
+
+
+def _max_difference(grads, reference):
+    worst = 0.0
+    for g, r in zip(grads, reference):
+        worst = max(worst, (g.double() - r.double()).abs().max().item())
+    return worst
+
+
+def verify(plans, spec=None, shape=None, device="cpu", progress=None):
+    """The runs of verify as dicts (the JSON of --json)."""
+    progress = progress or (lambda step_index, total, text: None)
+    plans = [load_plan(p) for p in plans]
+    traced_spec, traced_shape, dtype_name = traced_model(plans[0])
+    for plan in plans:
+        check_same_model(plan, spec if spec is not None else traced_spec,
+                         shape if shape is not None else traced_shape)
+    spec = spec or traced_spec
+    shape = list(shape or traced_shape)
+    dtype, device_value = parse_dtype(dtype_name), parse_device(device)
+    nodes = [(e["node"], e["modules"]) for e in plans[0]["apply"]["forward_evaluations"]]
+    total = len(plans) + 1
+    progress(1, total, "plain model (no checkpoints)")
+    peak, counts, reference = _run(spec, shape, dtype, device_value, None, nodes, spec)
+    runs = [{
+        "plan": "store-all (the plain model, no checkpoints)",
+        "file": None,
+        "predicted_peak_bytes": plans[0]["store_all"]["peak_bytes"],
+        "observed_peak_bytes": peak,
+        "forward_evaluations": {"predicted": {n: 1 for n, _ in nodes}, "observed": counts},
+        "max_grad_diff": 0.0,
+    }]
+    for k, plan in enumerate(plans):
+        progress(k + 2, total, plan_title(plan))
+        peak, counts, grads = _run(spec, shape, dtype, device_value, plan, nodes, spec)
+        runs.append({
+            "plan": plan_title(plan),
+            "file": plan["_where"],
+            "predicted_peak_bytes": plan["apply"]["predicted_peak_bytes"],
+            "observed_peak_bytes": peak,
+            "forward_evaluations": {
+                "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"]},
+                "observed": counts},
+            "max_grad_diff": _max_difference(grads, reference),
+        })
+    counter = ("torch.cuda.max_memory_allocated over the step" if device_value.type == "cuda" else
+               "LiveTensors: storages made in the step, followed op by op")
+    return {"model": spec, "input": shape, "dtype": dtype_name, "device": device, "torch": torch.__version__,
+            "threads": torch.get_num_threads(), "counter": counter, "runs": runs}
+
+
+def _mib(value):
+    return f"{value / 2**20:.1f} MiB"
+
+
+def report_text(result):
+    lines = [f"{result['model']}, input {shape_text(result['input'])} {result['dtype']} on {result['device']} "
+             f"(PyTorch {result['torch']}, {result['threads']} threads); observed: {result['counter']}"]
+    header = f"{'plan':<48} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
+             f"{'forward evaluations':<22} {'max |grad diff|':>15}"
+    lines += [header, "-" * len(header)]
+    for run in result["runs"]:
+        predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
+        evaluations = run["forward_evaluations"]
+        same = evaluations["predicted"] == evaluations["observed"]
+        total_predicted = sum(evaluations["predicted"].values())
+        total_observed = sum(evaluations["observed"].values())
+        evaluation_text = f"{total_observed} of {total_predicted} " + ("(equal)" if same else "(DIFFER)")
+        title = run["plan"] if len(run["plan"]) <= 48 else run["plan"][:45] + "..."
+        lines.append(f"{title:<48} {_mib(predicted):>15} {_mib(observed):>15} "
+                     f"{(observed - predicted) / predicted:>+10.1%}  {evaluation_text:<22} "
+                     f"{run['max_grad_diff']:>15.3g}")
+        if not same:
+            differ = [f"{n}: predicted {evaluations['predicted'][n]}, observed {evaluations['observed'].get(n)}"
+                      for n in evaluations["predicted"] if evaluations["predicted"][n] != evaluations["observed"].get(n)]
+            lines.append("    " + "; ".join(differ))
+    return "\n".join(lines)
+
+
+def verify_command(plan_paths, spec, input_text, device, as_json, progress):
+    shape = parse_shape(input_text) if input_text is not None else None
+    result = verify(plan_paths, spec, shape, device, progress)
+    return json.dumps(result, indent=2) if as_json else report_text(result)

@@ -1,0 +1,91 @@
+"""remat_torch apply and verify: PyTorch runs exactly remat's schedule (forward
+evaluations per node), gradients equal the plain model's, and the peak it
+holds is remat's prediction."""
+import json
+
+import torch
+from torch import nn
+
+from helpers import MODELS, Workdir, run_main
+
+import remat_torch
+
+
+class ApplyVerifyTest(Workdir):
+    def verify_three_plans(self, spec, shape, tolerance):
+        self.trace(spec, shape)
+        store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
+        per_block = self.plan("model.json", "per-block.json", "--strategy", "periodic", "--every", "1")
+        self.assertEqual(store_all["apply"]["segments"], [])
+        self.assertGreater(len(per_block["apply"]["segments"]), 1)
+        # Halfway between the two peaks: a budget plan that checkpoints some blocks, not all.
+        budget = (store_all["plan"]["peak_bytes"] + per_block["plan"]["peak_bytes"]) // 2
+        planned = self.plan("model.json", "budget.json", "--budget", f"{budget}B")
+        self.assertGreater(len(planned["apply"]["segments"]), 0)
+        self.assertLess(planned["apply"]["predicted_peak_bytes"], store_all["plan"]["peak_bytes"])
+        status, out, err = run_main("verify", "--plan", self.path("store-all.json"), "--plan",
+                                    self.path("per-block.json"), "--plan", self.path("budget.json"), "--json")
+        self.assertEqual(status, 0, err)
+        runs = json.loads(out)["runs"]
+        self.assertEqual(len(runs), 4)  # the plain model, then each plan
+        for run in runs:
+            evaluations = run["forward_evaluations"]
+            self.assertEqual(evaluations["observed"], evaluations["predicted"], run["plan"])
+            self.assertEqual(run["max_grad_diff"], 0.0, run["plan"])
+            ratio = run["observed_peak_bytes"] / run["predicted_peak_bytes"]
+            self.assertLess(abs(ratio - 1), tolerance, run["plan"])
+        self.assertGreater(sum(runs[2]["forward_evaluations"]["observed"].values()),
+                           sum(runs[0]["forward_evaluations"]["observed"].values()))
+        self.assertLess(runs[2]["observed_peak_bytes"], runs[0]["observed_peak_bytes"])
+        return runs
+
+    def test_resnet(self):
+        self.verify_three_plans("torchvision:resnet18", "2x3x64x64", 0.10)
+
+    def test_transformer_encoder_with_dropout(self):
+        self.verify_three_plans("torch:transformer-encoder:d_model=64,nhead=4,layers=4,dim_feedforward=128",
+                                "4x64x64", 0.10)
+
+    def test_pitfalls(self):
+        self.verify_three_plans(f"{MODELS}:pitfalls", "8x16", 0.10)
+
+    def test_a_graph_with_a_long_skip(self):
+        self.trace(f"{MODELS}:skipnet", "64x16")
+        store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
+        smallest = self.plan("model.json", "auto.json", "--strategy", "recompute-all")
+        budget = (store_all["plan"]["peak_bytes"] + smallest["plan"]["peak_bytes"]) // 2
+        planned = self.plan("model.json", "budget.json", "--budget", f"{budget}B")
+        self.assertTrue(planned["apply"]["appliable"], planned["apply"].get("reason"))
+        status, out, err = run_main("verify", "--plan", self.path("budget.json"), "--json")
+        self.assertEqual(status, 0, err)
+        for run in json.loads(out)["runs"]:
+            evaluations = run["forward_evaluations"]
+            self.assertEqual(evaluations["observed"], evaluations["predicted"], run["plan"])
+            self.assertEqual(run["max_grad_diff"], 0.0)
+            self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.10, run["plan"])
+
+    def test_apply_keeps_modules_and_hooks_and_removes_cleanly(self):
+        self.trace(f"{MODELS}:linear_tanh", "8x16")
+        self.plan("model.json", "plan.json", "--strategy", "periodic", "--every", "2")
+        from models import linear_tanh
+        model = linear_tanh()
+        blocks = list(model)
+        calls = []
+        blocks[0].register_forward_hook(lambda m, i, o: calls.append("0"))
+        keys = list(model.state_dict())
+        segments = remat_torch.apply(model, self.path("plan.json"))
+        self.assertEqual(segments[0], ["0", "1"])  # one checkpoint around blocks 0 and 1
+        self.assertEqual(list(model), blocks)
+        self.assertEqual(list(model.state_dict()), keys)
+        self.assertIsInstance(model[0], nn.Sequential)
+        model(torch.randn(8, 16)).sum().backward()
+        self.assertEqual(calls, ["0", "0"])  # the user's hook fired in the forward and in the re-run
+        remat_torch.remove(model)
+        self.assertIs(type(model[0]), nn.Sequential)
+
+    def test_apply_print_shows_the_wrapping(self):
+        self.trace(f"{MODELS}:linear_tanh", "8x16")
+        self.plan("model.json", "plan.json", "--strategy", "periodic", "--every", "2")
+        status, out, err = run_main("apply", "--plan", self.path("plan.json"), "--print")
+        self.assertEqual(status, 0, err)
+        self.assertIn("checkpoint(0 -> 1, use_reentrant=False, preserve_rng_state=True)", out)
