@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "core/torch_plan.h"
 
 #include <QtTest>
 #include <limits>
@@ -114,6 +115,21 @@ private slots:
             QCOMPARE(offload.makespanSeconds, storeAll.makespanSeconds);
             QVERIFY2(offload.peakBytes <= storeAll.peakBytes, qPrintable(label));
         }
+    }
+
+    // torch.utils.checkpoint recomputes and never moves a tensor to host:
+    // a plan that offloads is not appliable there, and says why.
+    void torchCheckpointCannotRunAnOffloadPlan() {
+        const Model model = Model::chain(6);
+        StrategyParams params;
+        params.machine = machineWith(2);
+        const Schedule s = StrategyRegistry::builtin().get("offload-all").makeSchedule(model, params);
+        std::vector<std::vector<std::string>> modules(static_cast<std::size_t>(model.forwardCount()));
+        for (int i = 1; i < model.forwardCount(); ++i)
+            modules[static_cast<std::size_t>(i)] = {"layers." + std::to_string(i)};
+        const TorchPlan plan = torchPlan(model, s, modules, std::vector<bool>(modules.size(), true));
+        QVERIFY(!plan.appliable);
+        QVERIFY2(QString::fromStdString(plan.reason).contains("offloads a_1 to host"), plan.reason.c_str());
     }
 
     void allPicksOffloadStrategiesOnlyWithALink_data() {
