@@ -62,6 +62,15 @@ Schedule plan(const Model &m, const char *strategy, const StrategyParams &params
     return StrategyRegistry::builtin().get(strategy).makeSchedule(m, params);
 }
 
+// offload-all on that chain, timed.
+Replay docReplay() {
+    const DocExample ex = docExample();
+    StrategyParams params;
+    params.machine = ex.machine;
+    return Simulator::replay(ex.model, std::make_shared<const Schedule>(plan(*ex.model, "offload-all", params)),
+                             ex.machine);
+}
+
 bool near(double a, double b) {
     return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b));
 }
@@ -194,12 +203,9 @@ private slots:
 
     // docs/model.md's hand-checked timeline, number by number.
     void docsTimelineIsTheSimulators() {
-        const DocExample ex = docExample();
-        StrategyParams params;
-        params.machine = ex.machine;
-        const auto s = std::make_shared<const Schedule>(plan(*ex.model, "offload-all", params));
-        const Replay r = Simulator::replay(ex.model, s, ex.machine);
+        const Replay r = docReplay();
         const Timeline &tl = r.timeline;
+        const auto &model = tl.model();
         // op, start and end on the compute stream (ms), device and host bytes (MB).
         struct Row {
             const char *op;
@@ -218,7 +224,7 @@ private slots:
         QCOMPARE(tl.steps(), std::int64_t(std::size(expected)));
         for (std::int64_t t = 0; t < tl.steps(); ++t) {
             const Row &e = expected[t];
-            QCOMPARE(QString::fromStdString(describe(*ex.model, tl.op(t))), QString(e.op));
+            QCOMPARE(QString::fromStdString(describe(model, tl.op(t))), QString(e.op));
             QVERIFY2(near(tl.startTime(t), e.start * 1e-3) && near(tl.endTime(t), e.end * 1e-3),
                      qPrintable(QString("op %1: %2 .. %3").arg(t).arg(tl.startTime(t)).arg(tl.endTime(t))));
             QCOMPARE(tl.bytesAt(t), std::int64_t(std::llround(e.device * 1e6)));
@@ -253,12 +259,9 @@ private slots:
 
     // What a player asks of the two streams at any time.
     void playerQuestionsOnTheDocsTimeline() {
-        const DocExample ex = docExample();
-        StrategyParams params;
-        params.machine = ex.machine;
-        const auto s = std::make_shared<const Schedule>(plan(*ex.model, "offload-all", params));
-        const Replay r = Simulator::replay(ex.model, s, ex.machine);
+        const Replay r = docReplay();
         const Timeline &tl = r.timeline;
+        const auto &model = tl.model();
         QVERIFY(tl.timed());
         // 1.5 ms: compute a_2 runs while a_1 is on the link, a third of the way.
         QCOMPARE(tl.computeAt(1.5e-3), std::int64_t(2));
@@ -272,7 +275,7 @@ private slots:
         QCOMPARE(tl.transferAt(4.5e-3), -1);
         QCOMPARE(tl.computeAt(4.5e-3), std::int64_t(7));
         // Places after the ops, in schedule order.
-        const NodeId a1 = ex.model->forwardNode(1), a2 = ex.model->forwardNode(2);
+        const NodeId a1 = model.forwardNode(1), a2 = model.forwardNode(2);
         QCOMPARE(tl.stateAt(1).placeOf(a1), Place::ToHost);
         QCOMPARE(tl.stateAt(1).transferOf(a1), 0);
         QCOMPARE(tl.stateAt(3).placeOf(a1), Place::Host);
@@ -280,8 +283,8 @@ private slots:
         QCOMPARE(tl.stateAt(10).transferOf(a2), 2);
         QCOMPARE(tl.stateAt(14).placeOf(a2), Place::ToDevice);
         QCOMPARE(tl.stateAt(15).placeOf(a2), Place::Device); // b_2 read it: the host copy went
-        QCOMPARE(tl.stateAt(15).placeOf(ex.model->forwardNode(3)), Place::Nowhere);
-        QCOMPARE(tl.stateAt(0).placeOf(ex.model->inputNode()), Place::Device);
+        QCOMPARE(tl.stateAt(15).placeOf(model.forwardNode(3)), Place::Nowhere);
+        QCOMPARE(tl.stateAt(0).placeOf(model.inputNode()), Place::Device);
     }
 
     // Snapshots carry the host copies: stateAt far from the start agrees with walking.
