@@ -35,7 +35,8 @@ void saveFile(const QString &path, const std::string &bytes) {
 
 void writeTimelineCsvFile(const QString &path, const std::vector<ExportPane> &panes) {
     std::ostringstream out;
-    writeTimelineCsvHeader(out);
+    // Timed panes (a link) add the two streams' columns; panes are timed all alike.
+    writeTimelineCsvHeader(out, !panes.empty() && panes.front().timeline->timed());
     for (const ExportPane &pane : panes)
         writeTimelineCsv(out, pane.timeline->schedule().strategy, *pane.timeline);
     saveFile(path, out.str());
@@ -43,7 +44,7 @@ void writeTimelineCsvFile(const QString &path, const std::vector<ExportPane> &pa
 
 void writeSummaryCsvFile(const QString &path, const Model &model, const std::vector<ExportPane> &panes) {
     std::ostringstream out;
-    writeSummaryCsvHeader(out, false);
+    writeSummaryCsvHeader(out, false, !panes.empty() && panes.front().timeline->timed());
     for (const ExportPane &pane : panes)
         writeSummaryCsvRow(out, pane.row(), model.layers(), false);
     saveFile(path, out.str());
