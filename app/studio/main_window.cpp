@@ -372,7 +372,8 @@ void MainWindow::rebuildPaneGrid() {
     while (paneGrid_->count() > 0)
         delete paneGrid_->takeAt(0);
     const int count = paneCount();
-    const int columns = count <= 3 ? count : 2;
+    // Four panes make a 2 x 2 grid, or one row on a projector's wide screen (taller pictures).
+    const int columns = count <= 3 || presentation_.active ? count : 2;
     for (int i = 0; i < count; ++i) {
         paneGrid_->addWidget(slots_[static_cast<std::size_t>(i)].widget, i / columns, i % columns);
         slots_[static_cast<std::size_t>(i)].widget->setRemovable(count > 1);

@@ -87,6 +87,8 @@ public:
     // or pane controls; the panes take most of the height; text is larger.
     void setPresentationMode(bool on);
     bool presentationMode() const { return presentation_.active; }
+    // Presentation mode's split: a third of the window for the memory chart, the rest for the panes.
+    void dividePresentation();
     static constexpr double kPresentationTextScale = 1.25;
     // Below this four panes' pictures no longer read (fits a 1366x768 laptop).
     static constexpr QSize kMinimumSize{960, 640};
