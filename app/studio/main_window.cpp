@@ -340,6 +340,7 @@ void MainWindow::addPane(const PaneConfig &config) {
     PaneWidget *w = slot.widget;
     w->setConfig(config, layers_);
     w->setGraphModel(!model_->isChain());
+    w->setPresenting(presentation_.active);
     connect(w, &PaneWidget::configEdited, this, [this, w](const PaneConfig &c) { setPaneConfig(indexOfWidget(w), c); });
     connect(w, &PaneWidget::removeRequested, this, [this, w] { removePane(indexOfWidget(w)); });
     connect(w, &PaneWidget::nodeClicked, this, [this, w](NodeId node) { onNodeClicked(w, node); });
@@ -621,8 +622,9 @@ void MainWindow::showError(const QString &message) {
 
 void MainWindow::closeEvent(QCloseEvent *event) {
     player_->pause();
+    const bool presenting = presentationMode();
     setPresentationMode(false); // the session keeps the full window's layout
-    saveSession(*this);
+    saveSession(*this, presenting);
     event->accept();
 }
 

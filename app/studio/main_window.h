@@ -28,6 +28,7 @@ class QToolButton;
 namespace remat::studio {
 
 class LegendWidget;
+class LessonController;
 class MemoryChartView;
 class PaneWidget;
 class SummaryTable;
@@ -58,6 +59,8 @@ public:
     const PaneConfig &paneConfig(int index) const { return slots_[static_cast<std::size_t>(index)].config; }
     SummaryTable *summaryTable() const { return table_; }
     MemoryChartView *chart() const { return chart_; }
+    // The open lesson and its clicker keys (app/studio/lesson_controller.h).
+    LessonController *lesson() const { return lesson_; }
     int layers() const { return layers_; }
     bool isSimulating() const { return watcher_.isRunning(); }
 
@@ -176,6 +179,7 @@ private:
         QFont font, statusFont;
     } presentation_;
     QAction *presentationAction_ = nullptr;
+    LessonController *lesson_ = nullptr;
     QPalette systemPalette_;
     QString systemStyle_;
 };

@@ -17,16 +17,27 @@ namespace remat::studio {
 
 namespace {
 
-// Re-divides the splitter whenever it is resized while presenting (a window
-// moved to the projector and made full screen keeps the proportions).
+// Re-divides the splitter whenever it or the chart is resized while presenting
+// (a window moved to the projector and made full screen keeps the
+// proportions; the splitter also re-shares its room when a pane's minimum
+// grows, which it does without resizing itself).
 class SplitOnResize : public QObject {
 public:
     SplitOnResize(QSplitter *splitter, MainWindow *window) : QObject(splitter), window_(window) {
+        setObjectName(QStringLiteral("presentationSplit")); // found by name: the class has no meta-object
         splitter->installEventFilter(this);
+        splitter->widget(1)->installEventFilter(this);
     }
     bool eventFilter(QObject *, QEvent *event) override {
+        // Queued: after the splitter's own resize, which shares the change out by stretch factors.
         if (event->type() == QEvent::Resize && window_->presentationMode())
-            window_->dividePresentation();
+            QMetaObject::invokeMethod(
+                window_,
+                [w = window_] {
+                    if (w->presentationMode())
+                        w->dividePresentation();
+                },
+                Qt::QueuedConnection);
         return false;
     }
 
@@ -70,7 +81,7 @@ void MainWindow::setPresentationMode(bool on) {
         slot.widget->setPresenting(on);
     rebuildPaneGrid();
     if (on) {
-        if (!splitter->findChild<SplitOnResize *>())
+        if (!splitter->findChild<QObject *>(QStringLiteral("presentationSplit"), Qt::FindDirectChildrenOnly))
             new SplitOnResize(splitter, this);
         dividePresentation();
         statusBar()->showMessage(tr("Presentation mode: F5 returns to the full window"), 6000);
@@ -83,9 +94,10 @@ void MainWindow::dividePresentation() {
     auto *splitter = findChild<QSplitter *>(QStringLiteral("mainSplitter"));
     // A third of the window for the chart (its peaks and labels read from the
     // back of a room), the rest for the panes, none for the hidden table.
-    const int total = splitter->height();
-    const int chart = std::min(total / 2, (height() + 2) / 3 + 2);
-    splitter->setSizes({total - chart, chart, 0});
+    const int total = splitter->height() - 2 * splitter->handleWidth(); // the sizes share what the handles leave
+    const int chart = std::min(total * 3 / 5, (height() + 2) / 3 + 2);
+    if (const QList<int> sizes{total - chart, chart, 0}; splitter->sizes() != sizes)
+        splitter->setSizes(sizes);
 }
 
 } // namespace remat::studio
