@@ -64,6 +64,10 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
     return l;
 }
 
+QColor namedPointColour(std::size_t index, const Palette &palette) {
+    return palette.paneColour(static_cast<int>(index % 3) + 1); // pane 0's colour is the staircase's
+}
+
 void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *frontier, bool sizesInNodes,
                    const std::string &costUnit, const Palette &palette) {
     painter.fillRect(rect, palette.background);
@@ -109,7 +113,7 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
     painter.setBrush(Qt::NoBrush);
     painter.drawPolyline(l.staircase);
     for (std::size_t i = 0; i < f.named.size(); ++i) {
-        const QColor colour = palette.paneColour(static_cast<int>(i % 3) + 1);
+        const QColor colour = namedPointColour(i, palette);
         if (!l.labels[i].besideMarker) {
             painter.setPen(QPen(colour, 1, Qt::DotLine));
             painter.drawLine(l.points[i], leaderEnd(l.points[i], l.labels[i].box));

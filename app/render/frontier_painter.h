@@ -37,6 +37,9 @@ struct FrontierLayout {
     double y(double cost) const { return plot.bottom() - plot.height() * cost / costTop; }
 };
 
+// The colour of named point `index` (its dot and its label).
+QColor namedPointColour(std::size_t index, const Palette &palette);
+
 // Paints into `rect` with the painter's font; `frontier` null draws "No curve yet".
 void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *frontier, bool sizesInNodes,
                    const std::string &costUnit, const Palette &palette);

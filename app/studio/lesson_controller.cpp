@@ -1,6 +1,6 @@
 #include "app/studio/lesson_controller.h"
 
-#include "app/lesson/lesson_stops.h"
+#include "app/export/lesson_export.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/lesson_caption.h"
@@ -26,8 +26,7 @@ namespace remat::studio {
 
 namespace {
 
-// Stops closer than this on the time axis are one moment.
-constexpr double kSameMoment = 1e-9;
+using exporting::kSameMoment;
 
 QString qs(const std::string &s) {
     return QString::fromStdString(s);
@@ -245,20 +244,13 @@ void LessonController::refreshStops() {
         if (!window_.run(i))
             return; // still planning (or failed: the pane says why)
     Player *player = window_.player();
+    std::vector<const Timeline *> timelines;
+    for (int i = 0; i < window_.paneCount(); ++i)
+        timelines.push_back(window_.run(i)->timeline.get());
     QStringList never;
-    for (const lesson::Stop &stop : chapter.stops) {
-        const Timeline &timeline = *window_.run(stop.pane)->timeline;
-        if (const auto step = lesson::stopStep(timeline, stop.kind))
-            stopTimes_.push_back(render::opEndTime(timeline, *step, player->axis()));
-        else
-            never << tr("%1 of pane %2").arg(QString::fromLatin1(lesson::stopKindName(stop.kind))).arg(stop.pane + 1);
-    }
-    stopTimes_.push_back(player->endTime());
-    std::sort(stopTimes_.begin(), stopTimes_.end());
-    stopTimes_.erase(std::unique(stopTimes_.begin(), stopTimes_.end(),
-                                 [](double a, double b) { return b - a <= kSameMoment; }),
-                     stopTimes_.end());
-    std::erase_if(stopTimes_, [](double t) { return t <= kSameMoment; });
+    stopTimes_ = exporting::chapterStopTimes(chapter, timelines, player->axis(), &never);
+    if (stopTimes_.empty() || player->endTime() - stopTimes_.back() > kSameMoment)
+        stopTimes_.push_back(player->endTime()); // the chapter's end is its last stop
     // The chapter plays at the pace its author asked for, whatever the model's cost unit.
     window_.setSpeed(std::max(0.5, player->endTime() / chapter.seconds));
     if (!never.isEmpty())
