@@ -112,8 +112,9 @@ void LessonController::takeKeys(const QList<QAction *> &playerActions, PlayerKey
             for (const QKeySequence &key : mine->shortcuts())
                 if (p->shortcuts().contains(key) && !restingPlayerActions_.contains(p))
                     restingPlayerActions_ << p;
-    if (QAction *presenting = window_.findChild<QAction *>(QStringLiteral("presentationMode")))
-        connect(presenting, &QAction::toggled, this, &LessonController::updateActions);
+    for (const char *name : {"presentationMode", "fullScreen"})
+        if (QAction *mode = window_.findChild<QAction *>(QLatin1String(name)))
+            connect(mode, &QAction::toggled, this, &LessonController::updateActions);
     updateActions();
 }
 
@@ -358,6 +359,9 @@ void LessonController::toggleBlank() {
 void LessonController::leavePresentation() {
     blank_->setBlank(false);
     window_.setPresentationMode(false);
+    if (window_.isFullScreen()) // as a slide show ends: the window as it was
+        if (QAction *fullScreen = window_.findChild<QAction *>(QStringLiteral("fullScreen")))
+            fullScreen->trigger();
     updateActions();
 }
 
@@ -385,7 +389,7 @@ void LessonController::updateActions() {
     for (QAction *a : std::as_const(restingPlayerActions_))
         a->setEnabled(!open);
     blankAction_->setEnabled(open || window_.presentationMode() || isBlank());
-    escapeAction_->setEnabled(window_.presentationMode() || isBlank());
+    escapeAction_->setEnabled(window_.presentationMode() || isBlank() || window_.isFullScreen());
     closeAction_->setEnabled(open);
 }
 

@@ -6,7 +6,7 @@
 // drives it whatever has focus (through PlayerKeys): Page Down, Space or →
 // plays on to the next stop, then to the next chapter; Page Up or ← goes back;
 // Home/End the first/last chapter; B (or .) blanks the screen; Escape leaves
-// presentation mode.
+// presentation mode (and full screen, F11).
 #include "app/lesson/lesson.h"
 
 #include <QList>

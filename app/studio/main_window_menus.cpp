@@ -138,6 +138,13 @@ void MainWindow::buildMenus() {
     presentationAction_->setToolTip(tr("Larger nodes and text for a projector: hides the table, the toolbar and "
                                        "the panes' controls"));
     addAction(presentationAction_);
+    QAction *fullScreen = view->addAction(tr("&Full screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreen->setObjectName("fullScreen");
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcut(QKeySequence(Qt::Key_F11)); // with F5 on a projector: the whole screen is the slide
+    addAction(fullScreen);
     lesson_->takeKeys(playerActions, keys); // a clicker's keys in a lesson, B and Escape
 }
 

@@ -90,6 +90,20 @@ private slots:
         QVERIFY(lesson.chapters[2].panes.empty());
     }
 
+    // The example in docs/lessons.md is a lesson that loads (its models relative to resources/lessons).
+    void theDocumentedExampleLoads() {
+        QFile doc(sourceDir() + "/docs/lessons.md");
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(doc.readAll());
+        const qsizetype start = text.indexOf("```json\n");
+        QVERIFY(start >= 0);
+        const qsizetype end = text.indexOf("```", start + 8);
+        const Lesson lesson = parseLessonJson(text.mid(start + 8, end - start - 8).toStdString(), "docs/lessons.md",
+                                              (sourceDir() + "/resources/lessons").toStdString());
+        QCOMPARE(lesson.chapters.size(), std::size_t{3});
+        QVERIFY(lesson.chapters[2].view == ChapterView::TradeOffCurve);
+    }
+
     void badLessonsAreRefusedWithThePlace_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected"); // after "<origin>: "

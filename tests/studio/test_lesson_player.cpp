@@ -15,6 +15,7 @@
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPainterPathStroker>
 #include <QStatusBar>
@@ -87,6 +88,23 @@ private slots:
         QCOMPARE(w.lesson->stopTimes().size(), std::size_t{3});
         QVERIFY(near(w.lesson->stopTimes().back(), w.player->endTime()));
         QVERIFY(w.window.findChild<QAction *>("closeLesson")->isEnabled());
+    }
+
+    // File > Lessons lists the shipped lesson (found from the build tree) and opens it.
+    void theFileMenuOffersTheShippedLesson() {
+        Window w;
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        auto *menu = w.window.findChild<QMenu *>("lessonsMenu");
+        QVERIFY(menu);
+        QAction *shipped = nullptr;
+        for (QAction *a : menu->actions())
+            if (a->text() == "Gradient checkpointing in six steps")
+                shipped = a;
+        QVERIFY(shipped);
+        QCOMPARE(QFileInfo(shipped->data().toString()).canonicalFilePath(), QFileInfo(builtinLesson()).canonicalFilePath());
+        shipped->trigger();
+        QVERIFY(w.lesson->isOpen());
+        QCOMPARE(w.window.findChild<QAction *>("openLesson")->shortcut(), QKeySequence("Ctrl+L"));
     }
 
     void clickerKeysWalkTheLessonWhateverHasFocus_data() {
