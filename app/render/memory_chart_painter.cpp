@@ -317,28 +317,34 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     for (std::size_t i = series_.size(); i-- > 0;)
         legendEntry(series_[i].name, QPen(colourOf(i, palette), 3));
 
-    // Peaks: a marker on each curve and a label clear of the curves, the
-    // markers and the other labels; one placed away from its marker is joined
-    // to it by a thin leader line.
-    const std::vector<PeakLabel> labels = peakLabels(m, metrics);
+    // Peaks: a marker on each curve; a label placed away from its marker is
+    // joined to it by a thin leader line. The labels themselves are painted
+    // over the playhead each frame (paintPeakLabels): a player paused at a
+    // peak keeps them readable.
+    cache_.labels = peakLabels(m, metrics);
     for (std::size_t i = 0; i < series_.size(); ++i) {
         const QPointF marker = peakPoint(m, i);
         const QColor colour = colourOf(i, palette);
-        if (!labels[i].besideMarker) {
+        if (!cache_.labels[i].besideMarker) {
             painter.setPen(QPen(colour, 1, Qt::DotLine));
-            painter.drawLine(marker, leaderEnd(marker, labels[i].box));
+            painter.drawLine(marker, leaderEnd(marker, cache_.labels[i].box));
         }
         painter.setPen(QPen(palette.peak, 1.5));
         painter.setBrush(colour);
         painter.drawEllipse(marker, kMarkerRadius, kMarkerRadius);
-        // The backing hides the grid and a leader line under the text.
+    }
+}
+
+void MemoryChartPainter::paintPeakLabels(QPainter &painter, const Palette &palette) const {
+    for (std::size_t i = 0; i < series_.size() && i < cache_.labels.size(); ++i) {
+        // Clear of the curves and the markers (placePeakLabels); the backing hides the grid and the playhead.
         QColor backing = palette.background;
         backing.setAlpha(230);
         painter.setPen(Qt::NoPen);
         painter.setBrush(backing);
-        painter.drawRoundedRect(labels[i].box, 3, 3);
-        painter.setPen(colour.darker(palette.isDark() ? 80 : 120));
-        painter.drawText(labels[i].box, Qt::AlignCenter, peakLabel(i));
+        painter.drawRoundedRect(cache_.labels[i].box, 3, 3);
+        painter.setPen(colourOf(i, palette).darker(palette.isDark() ? 80 : 120));
+        painter.drawText(cache_.labels[i].box, Qt::AlignCenter, peakLabel(i));
     }
 }
 
@@ -362,6 +368,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         QPainter p(&cache_.image);
         p.setFont(painter.font());
         p.translate(-rect.topLeft());
+        cache_.labels.clear();
         if (!series_.empty() && m.plot.width() >= 10 && m.plot.height() >= 10)
             paintStatic(p, rect, m, palette);
     }
@@ -384,6 +391,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.bytesAt(step)))), 4.5, 4.5);
     }
+    paintPeakLabels(painter, palette);
     painter.restore();
 }
 

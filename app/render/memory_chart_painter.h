@@ -79,6 +79,7 @@ private:
     void paintKinds(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
     void paintKindLegend(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
     QRectF kindLegendBox(const MemoryChartMapping &mapping, const QFontMetricsF &metrics) const;
+    void paintPeakLabels(QPainter &painter, const Palette &palette) const;
     void paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &mapping,
                      const Palette &palette) const;
 
@@ -88,6 +89,7 @@ private:
         qreal dpr = 0;
         QFont font;
         QImage image;
+        std::vector<PeakLabel> labels; // placed with the image, painted over the playhead
     };
     std::vector<Series> series_;
     std::vector<Measured> measured_;
