@@ -400,6 +400,8 @@ private slots:
                 continue;
             }
             const std::vector<double> stops = w.lesson->stopTimes();
+            // The window settles (the caption's new lines resize the splitter, which re-divides after it).
+            QTRY_VERIFY(w.window.chart()->height() * 3 >= w.window.height());
             for (std::size_t s = 0; s < stops.size(); ++s) {
                 w.player->seekTime(stops[s]);
                 const QString problem = remat::testing::projectorProblem(w.window, chapter + "-stop-" +
