@@ -61,8 +61,8 @@ std::optional<TextProblem> firstTextProblem(std::string_view text, int maxNestin
             inString = true;
         } else if (c == '[' || c == '{') {
             if (++depth > maxNesting)
-                return TextProblem{i, "nested more than " + std::to_string(maxNesting) + " levels deep; " +
-                                          nestingHint};
+                return TextProblem{i,
+                                   "nested more than " + std::to_string(maxNesting) + " levels deep; " + nestingHint};
         } else if (c == ']' || c == '}') {
             depth = std::max(0, depth - 1);
         } else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -126,7 +126,6 @@ std::string Reader::shown(const json &v) {
     return shortened(v.dump());
 }
 
-
 void Reader::onlyKeys(const json &object, const std::string &pointer, const std::set<std::string> &known) const {
     for (const auto &[key, value] : object.items())
         if (!known.count(key)) {
@@ -150,7 +149,7 @@ std::string Reader::text(const json &object, const std::string &key, const std::
 }
 
 std::int64_t Reader::size(const json &object, const std::string &key, const std::string &pointer, double unit,
-                  std::optional<std::int64_t> fallback) const {
+                          std::optional<std::int64_t> fallback) const {
     const std::string where = pointer + "/" + key;
     if (!object.contains(key)) {
         if (!fallback)
@@ -182,8 +181,8 @@ double Reader::cost(const json &object, const std::string &key, const std::strin
     return v.get<double>();
 }
 
-std::int64_t Reader::integer(const json &object, const std::string &key, const std::string &pointer,
-                             std::int64_t min, std::int64_t max, std::optional<std::int64_t> fallback) const {
+std::int64_t Reader::integer(const json &object, const std::string &key, const std::string &pointer, std::int64_t min,
+                             std::int64_t max, std::optional<std::int64_t> fallback) const {
     const std::string range = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
     if (!object.contains(key)) {
         if (!fallback)
@@ -191,7 +190,8 @@ std::int64_t Reader::integer(const json &object, const std::string &key, const s
         return *fallback;
     }
     const json &v = object[key];
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) ||
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) ||
         v.get<std::int64_t>() < min || v.get<std::int64_t>() > max)
         fail(pointer + "/" + key, "expected " + range + ", got " + shown(v));
     return v.get<std::int64_t>();

@@ -46,10 +46,9 @@ public:
     std::int64_t integer(const nlohmann::json &object, const std::string &key, const std::string &pointer,
                          std::int64_t min, std::int64_t max, std::optional<std::int64_t> fallback) const;
     // A number above `minExclusive` and at most `max`.
-    double number(const nlohmann::json &object, const std::string &key, const std::string &pointer,
-                  double minExclusive, double max, double fallback) const;
-    bool boolean(const nlohmann::json &object, const std::string &key, const std::string &pointer,
-                 bool fallback) const;
+    double number(const nlohmann::json &object, const std::string &key, const std::string &pointer, double minExclusive,
+                  double max, double fallback) const;
+    bool boolean(const nlohmann::json &object, const std::string &key, const std::string &pointer, bool fallback) const;
 
 private:
     std::string origin_;

@@ -212,9 +212,9 @@ GifExportOptions gifOptions(const Parsed &p) {
 
 // A lesson's chapters, one GIF each, into the folder --export-gif names.
 int exportLesson(const Parsed &p) {
-    for (const char *other : {"--export-png", "--export-csv", "--export-summary-csv", "--export-json", "--n",
-                              "--node-bytes", "--model", "--strategies", "--every", "--checkpoints", "--sync",
-                              "--caption", "--at"})
+    for (const char *other :
+         {"--export-png", "--export-csv", "--export-summary-csv", "--export-json", "--n", "--node-bytes", "--model",
+          "--strategies", "--every", "--checkpoints", "--sync", "--caption", "--at"})
         if (p.has(other))
             throw InvalidArgument(std::string(other) + " does not go with --lesson: a lesson names its own models, "
                                                        "panes, clocks and captions, and exports one GIF per chapter");

@@ -31,7 +31,9 @@ std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::
         if (const auto step = lesson::stopStep(timeline, stop.kind))
             times.push_back(render::opEndTime(timeline, *step, axis));
         else if (never)
-            *never << QStringLiteral("%1 of pane %2").arg(QLatin1String(lesson::stopKindName(stop.kind))).arg(stop.pane + 1);
+            *never << QStringLiteral("%1 of pane %2")
+                          .arg(QLatin1String(lesson::stopKindName(stop.kind)))
+                          .arg(stop.pane + 1);
     }
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end(), [](double a, double b) { return b - a <= kSameMoment; }),
@@ -125,8 +127,8 @@ GifExportResult LessonGifExport::writeCurve(const Plan &plan, const Chapter &cha
     {
         QPainter painter(&image);
         painter.setFont(exportFont(size.width()));
-        render::paintFrontier(painter, QRectF(QPointF(0, 0), QSizeF(size)), &*plan.frontier,
-                              plan.model->sizesInNodes(), plan.model->costUnit(), palette);
+        render::paintFrontier(painter, QRectF(QPointF(0, 0), QSizeF(size)), &*plan.frontier, plan.model->sizesInNodes(),
+                              plan.model->costUnit(), palette);
     }
     encoder.addFrame(image, std::max({options_.finalHoldMs, options_.holdMs, GifEncoder::kMinDelayMs}));
     encoder.finish();

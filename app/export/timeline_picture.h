@@ -26,9 +26,9 @@ public:
         QSize size{960, 540};
         render::TimeAxis axis = render::TimeAxis::Cost;
         render::Palette palette = render::Palette::light();
-        bool paneOnly = false; // the first pane alone, without the memory chart
-        QString caption;       // a line on top of every frame, the title card's title; empty: none
-        QString description;   // the title card's sentences under the title (a lesson chapter's caption)
+        bool paneOnly = false;    // the first pane alone, without the memory chart
+        QString caption;          // a line on top of every frame, the title card's title; empty: none
+        QString description;      // the title card's sentences under the title (a lesson chapter's caption)
         bool stackByKind = false; // the chart fills the first pane's memory by kind
     };
 

@@ -68,9 +68,9 @@ void TitleCard::paint(QImage &image, QSize size, const render::Palette &palette)
     const RowsAt at = rowsAt(*this, size);
     const double w = size.width();
     for (std::size_t i = 0; i < rows.size(); ++i)
-        painter.fillRect(QRectF(w * 0.12, at.top + at.line * (static_cast<double>(i) + 0.3), at.line * 0.4,
-                                at.line * 0.4),
-                         rows[i].swatch);
+        painter.fillRect(
+            QRectF(w * 0.12, at.top + at.line * (static_cast<double>(i) + 0.3), at.line * 0.4, at.line * 0.4),
+            rows[i].swatch);
     if (legend) {
         const double y = at.top + at.line * static_cast<double>(rows.size());
         painter.setFont(exportFont(size.width()));

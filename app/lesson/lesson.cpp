@@ -13,8 +13,8 @@ namespace remat::lesson {
 
 namespace {
 
-using nlohmann::json;
 using json_file::Reader;
+using nlohmann::json;
 
 constexpr std::size_t kMaxTitleChars = 90;
 constexpr std::size_t kMaxCaptionChars = 240;
@@ -78,15 +78,15 @@ void readBudget(const Reader &r, const json &pane, const std::string &pointer, S
 
 Pane readPane(const Reader &r, const json &pane, const std::string &pointer, const Model &model) {
     if (!pane.is_object())
-        r.fail(pointer, "expected an object such as {\"strategy\": \"periodic\", \"every\": 4}, got " +
-                            Reader::shown(pane));
+        r.fail(pointer,
+               "expected an object such as {\"strategy\": \"periodic\", \"every\": 4}, got " + Reader::shown(pane));
     r.onlyKeys(pane, pointer, {"strategy", "every", "slots", "budget", "checkpoints", "comment"});
     Pane out;
     out.strategy = r.text(pane, "strategy", pointer, true);
     const Strategy *strategy = StrategyRegistry::builtin().find(out.strategy);
     if (!strategy)
-        r.fail(pointer + "/strategy", "unknown strategy \"" + out.strategy + "\"; known: " +
-                                          StrategyRegistry::builtin().namesJoined());
+        r.fail(pointer + "/strategy",
+               "unknown strategy \"" + out.strategy + "\"; known: " + StrategyRegistry::builtin().namesJoined());
     if (pane.contains("every"))
         out.params.every = static_cast<int>(r.integer(pane, "every", pointer, 1, Model::kMaxLayers, std::nullopt));
     if (pane.contains("slots"))
@@ -97,13 +97,13 @@ Pane readPane(const Reader &r, const json &pane, const std::string &pointer, con
     if (pane.contains("checkpoints")) {
         const json &list = pane["checkpoints"];
         if (!list.is_array())
-            r.fail(pointer + "/checkpoints", "expected an array of forward node indices such as [4, 8, 12], got " +
-                                                 Reader::shown(list));
+            r.fail(pointer + "/checkpoints",
+                   "expected an array of forward node indices such as [4, 8, 12], got " + Reader::shown(list));
         std::vector<int> checkpoints;
         for (std::size_t i = 0; i < list.size(); ++i) {
             const json holder = {{"i", list[i]}};
-            checkpoints.push_back(static_cast<int>(
-                r.integer(holder, "i", pointer + "/checkpoints", 0, Model::kMaxLayers, std::nullopt)));
+            checkpoints.push_back(
+                static_cast<int>(r.integer(holder, "i", pointer + "/checkpoints", 0, Model::kMaxLayers, std::nullopt)));
         }
         out.params.checkpoints = std::move(checkpoints);
     }
@@ -169,7 +169,8 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
     if (show == "trade-off-curve")
         out.view = ChapterView::TradeOffCurve;
     else if (show != "timeline")
-        r.fail(pointer + "/show", "expected \"timeline\" or \"trade-off-curve\", got " + Reader::shown(chapter["show"]));
+        r.fail(pointer + "/show",
+               "expected \"timeline\" or \"trade-off-curve\", got " + Reader::shown(chapter["show"]));
 
     const std::string sync = chapter.contains("sync") ? r.text(chapter, "sync", pointer, true) : "cost";
     if (sync != "cost" && sync != "ops")

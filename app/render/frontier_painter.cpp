@@ -41,9 +41,10 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
     for (const double c : l.costTicks)
         labelWidth = std::max(labelWidth, metrics.horizontalAdvance(qs(formatCost(c, costUnit))));
     const double left = rect.left() + labelWidth + 12;
-    l.plot = QRectF(left, rect.top() + metrics.height() * 2, rect.right() - left - 20,
-                    rect.height() - metrics.height() * 5);
-    for (const double b : MemoryChartMapping::byteTicks(l.bytesTop, std::max(2, static_cast<int>(l.plot.width() / 110))))
+    l.plot =
+        QRectF(left, rect.top() + metrics.height() * 2, rect.right() - left - 20, rect.height() - metrics.height() * 5);
+    for (const double b :
+         MemoryChartMapping::byteTicks(l.bytesTop, std::max(2, static_cast<int>(l.plot.width() / 110))))
         if (b == std::floor(b)) // no fractions of a byte
             l.byteTicks.push_back(b);
     if (f.curve.empty())
@@ -85,9 +86,9 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
         painter.setPen(QPen(palette.grid, 1));
         painter.drawLine(QPointF(plot.left(), l.y(c)), QPointF(plot.right(), l.y(c)));
         painter.setPen(palette.mutedText);
-        painter.drawText(QRectF(rect.left(), l.y(c) - metrics.height() / 2, plot.left() - rect.left() - 6,
-                                metrics.height()),
-                         Qt::AlignRight | Qt::AlignVCenter, qs(formatCost(c, costUnit)));
+        painter.drawText(
+            QRectF(rect.left(), l.y(c) - metrics.height() / 2, plot.left() - rect.left() - 6, metrics.height()),
+            Qt::AlignRight | Qt::AlignVCenter, qs(formatCost(c, costUnit)));
     }
     for (const double b : l.byteTicks) {
         const QString text = qs(formatSize(static_cast<std::int64_t>(b), sizesInNodes));
@@ -97,8 +98,7 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
         painter.setPen(QPen(palette.grid, 1));
         painter.drawLine(QPointF(l.x(b), plot.top()), QPointF(l.x(b), plot.bottom()));
         painter.setPen(palette.mutedText);
-        painter.drawText(QRectF(start, plot.bottom() + 2, w, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
-                         text);
+        painter.drawText(QRectF(start, plot.bottom() + 2, w, metrics.height()), Qt::AlignHCenter | Qt::AlignTop, text);
     }
     painter.setPen(palette.text);
     painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height() + 4, plot.width(), metrics.height()),

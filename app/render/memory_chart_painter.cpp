@@ -101,8 +101,7 @@ QString MemoryChartPainter::peakLabel(std::size_t index) const {
     return QStringLiteral("peak ") + text(formatSize(series_[index].peakBytes, sizesInNodes()));
 }
 
-std::vector<PeakLabel> MemoryChartPainter::peakLabels(const MemoryChartMapping &m,
-                                                      const QFontMetricsF &metrics) const {
+std::vector<PeakLabel> MemoryChartPainter::peakLabels(const MemoryChartMapping &m, const QFontMetricsF &metrics) const {
     std::vector<QPointF> markers;
     std::vector<QSizeF> sizes;
     for (std::size_t i = 0; i < series_.size(); ++i) {

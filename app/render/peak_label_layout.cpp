@@ -77,11 +77,10 @@ std::vector<Candidate> candidates(const QPointF &p, const QSizeF &size, double r
     const double w = size.width(), h = size.height(), gap = 3;
     std::vector<Candidate> beside;
     const double right = p.x() + r + gap, left = p.x() - r - gap - w, centre = p.x() - w / 2;
-    for (const QRectF &box :
-         {QRectF(right, p.y() - gap - h, w, h), QRectF(left, p.y() - gap - h, w, h),
-          QRectF(centre, p.y() - r - gap - h, w, h), QRectF(right, p.y() - h / 2, w, h),
-          QRectF(left, p.y() - h / 2, w, h), QRectF(right, p.y() + gap, w, h), QRectF(left, p.y() + gap, w, h),
-          QRectF(centre, p.y() + r + gap, w, h)})
+    for (const QRectF &box : {QRectF(right, p.y() - gap - h, w, h), QRectF(left, p.y() - gap - h, w, h),
+                              QRectF(centre, p.y() - r - gap - h, w, h), QRectF(right, p.y() - h / 2, w, h),
+                              QRectF(left, p.y() - h / 2, w, h), QRectF(right, p.y() + gap, w, h),
+                              QRectF(left, p.y() + gap, w, h), QRectF(centre, p.y() + r + gap, w, h)})
         if (bounds.contains(box))
             beside.push_back({box, 0, true});
     std::vector<Candidate> grid;
@@ -103,9 +102,8 @@ std::vector<Candidate> candidates(const QPointF &p, const QSizeF &size, double r
 } // namespace
 
 std::vector<PeakLabel> placePeakLabels(const std::vector<QPointF> &markers, const std::vector<QSizeF> &sizes,
-                                       double markerRadius, const std::vector<QPolygonF> &curves,
-                                       double curveHalfWidth, const std::vector<QRectF> &keepClear,
-                                       const QRectF &bounds) {
+                                       double markerRadius, const std::vector<QPolygonF> &curves, double curveHalfWidth,
+                                       const std::vector<QRectF> &keepClear, const QRectF &bounds) {
     const CurveCoverage coverage(bounds.adjusted(-2, -2, 2, 2), curves, curveHalfWidth);
     std::vector<QRectF> blocked = keepClear;
     for (const QPointF &m : markers)
@@ -143,8 +141,8 @@ std::vector<PeakLabel> placePeakLabels(const std::vector<QPointF> &markers, cons
         if (best)
             placed[i] = {best->box, best->beside};
         else // no room at all (a plot smaller than the label): beside the marker, clipped
-            placed[i] = {QRectF(markers[i].x() + markerRadius + 3, markers[i].y() - sizes[i].height(),
-                                sizes[i].width(), sizes[i].height()),
+            placed[i] = {QRectF(markers[i].x() + markerRadius + 3, markers[i].y() - sizes[i].height(), sizes[i].width(),
+                                sizes[i].height()),
                          true};
         blocked.push_back(placed[i].box);
     }

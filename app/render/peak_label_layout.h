@@ -40,9 +40,8 @@ struct PeakLabel {
 // markers are circles of `markerRadius`. When no spot is clear (more labels
 // than fit), a label takes the spot overlapping least.
 std::vector<PeakLabel> placePeakLabels(const std::vector<QPointF> &markers, const std::vector<QSizeF> &sizes,
-                                       double markerRadius, const std::vector<QPolygonF> &curves,
-                                       double curveHalfWidth, const std::vector<QRectF> &keepClear,
-                                       const QRectF &bounds);
+                                       double markerRadius, const std::vector<QPolygonF> &curves, double curveHalfWidth,
+                                       const std::vector<QRectF> &keepClear, const QRectF &bounds);
 
 // Where a leader line from `marker` meets `box` (the nearest point of its edge).
 QPointF leaderEnd(const QPointF &marker, const QRectF &box);

@@ -141,8 +141,8 @@ bool LessonController::openWithDialog(const QString &path) {
     const QString error = open(path);
     if (!error.isEmpty()) {
         // Window-modal and non-blocking, like the model's: tests can read it.
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the lesson"), error, QMessageBox::Ok,
-                                    &window_);
+        auto *box =
+            new QMessageBox(QMessageBox::Warning, tr("Cannot open the lesson"), error, QMessageBox::Ok, &window_);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->setTextFormat(Qt::PlainText);
         box->open();
@@ -177,8 +177,8 @@ bool LessonController::isBlank() const {
 
 int LessonController::stopsPassed() const {
     const double now = window_.player()->time();
-    return static_cast<int>(std::count_if(stopTimes_.begin(), stopTimes_.end(),
-                                          [now](double t) { return t <= now + kSameMoment; }));
+    return static_cast<int>(
+        std::count_if(stopTimes_.begin(), stopTimes_.end(), [now](double t) { return t <= now + kSameMoment; }));
 }
 
 void LessonController::showChapter(int index, bool atEnd) {
@@ -294,7 +294,8 @@ void LessonController::next() {
         return;
     }
     Player *player = window_.player();
-    const bool atChapterEnd = isCurve() || (!stopTimes_.empty() && stopsPassed() >= static_cast<int>(stopTimes_.size()));
+    const bool atChapterEnd =
+        isCurve() || (!stopTimes_.empty() && stopsPassed() >= static_cast<int>(stopTimes_.size()));
     if (!isCurve() && stopTimes_.empty() && window_.isSimulating()) {
         say(tr("Still planning this chapter\u2026"));
         return;

@@ -27,8 +27,8 @@
 #include <QTest>
 
 using namespace remat;
-using remat::testing::decodeGif;
 using remat::testing::DecodedGif;
+using remat::testing::decodeGif;
 
 namespace {
 
@@ -107,7 +107,8 @@ private slots:
             card.title = QString::fromStdString(chapter.title);
             card.description = QString::fromStdString(chapter.caption);
             const double found = textFound(gif.frames.front(), card, palette);
-            QVERIFY2(found >= 0.9, qPrintable(QStringLiteral("chapter %1: %2 of the title's ink").arg(c + 1).arg(found)));
+            QVERIFY2(found >= 0.9,
+                     qPrintable(QStringLiteral("chapter %1: %2 of the title's ink").arg(c + 1).arg(found)));
             cards.push_back(gif.frames.front());
             for (std::size_t other = 0; other + 1 < cards.size(); ++other)
                 QVERIFY2(cards[other] != cards.back(), "two chapters have the same title card");
@@ -132,13 +133,13 @@ private slots:
             }
             for (const Replay &r : replays)
                 timelines.push_back(&r.timeline);
-            const std::size_t stops =
-                exporting::chapterStopTimes(chapter, timelines, render::TimeAxis::Cost).size();
+            const std::size_t stops = exporting::chapterStopTimes(chapter, timelines, render::TimeAxis::Cost).size();
             QVERIFY(stops >= 1);
-            const auto held = std::count_if(gif.delaysCs.begin() + 1, gif.delaysCs.end() - 1,
-                                            [](int cs) { return cs >= 150; });
-            QVERIFY2(static_cast<std::size_t>(held) >= stops,
-                     qPrintable(QStringLiteral("chapter %1: %2 held frames for %3 stops").arg(c + 1).arg(held).arg(stops)));
+            const auto held =
+                std::count_if(gif.delaysCs.begin() + 1, gif.delaysCs.end() - 1, [](int cs) { return cs >= 150; });
+            QVERIFY2(
+                static_cast<std::size_t>(held) >= stops,
+                qPrintable(QStringLiteral("chapter %1: %2 held frames for %3 stops").arg(c + 1).arg(held).arg(stops)));
             // The first chapter's frames, counted by hand: the card, the moment before
             // the first op, and the end of each of store-all's compute ops (n = 8: 8 + 9).
             if (c == 0) {
@@ -158,10 +159,10 @@ private slots:
         QTest::newRow("missing model") << R"({"format": "remat-lesson", "title": "x", "chapters": [{"title": "a",
             "caption": "b", "model": "gone.json", "panes": [{"strategy": "store-all"}]}]})"
                                        << QStringList() << ": /chapters/0/model: ";
-        QTest::newRow("strategies with a lesson") << QString() << QStringList{"--strategies", "store-all"}
-                                                  << "--strategies does not go with --lesson";
-        QTest::newRow("a PNG with a lesson") << QString() << QStringList{"--export-png", "x.png"}
-                                             << "--export-png does not go with --lesson";
+        QTest::newRow("strategies with a lesson")
+            << QString() << QStringList{"--strategies", "store-all"} << "--strategies does not go with --lesson";
+        QTest::newRow("a PNG with a lesson")
+            << QString() << QStringList{"--export-png", "x.png"} << "--export-png does not go with --lesson";
         QTest::newRow("bad width") << QString() << QStringList{"--width", "20"} << "--width must be an integer";
     }
 

@@ -112,7 +112,8 @@ private slots:
         };
         QTest::newRow("not JSON") << "{\"format\": \"remat-lesson\",\n  \"title\" \"x\"}"
                                   << "line 2, column 13: not valid JSON";
-        QTest::newRow("a model file") << R"({"nodes": []})" << "/nodes: unknown key \"nodes\"";
+        QTest::newRow("a model file") << R"({"nodes": []})"
+                                      << "/nodes: unknown key \"nodes\"";
         QTest::newRow("no format") << R"({"title": "x", "chapters": []})"
                                    << "/: missing \"format\": \"remat-lesson\"";
         QTest::newRow("version 2") << R"({"format": "remat-lesson", "version": 2, "title": "x", "chapters": []})"
@@ -129,9 +130,9 @@ private slots:
             << QString::fromStdString(lessonWith(R"({"title": "A", "caption": ")" + std::string(300, 'x') +
                                                  R"(", "panes": [{"strategy": "store-all"}]})"))
             << "/chapters/0/caption: is 300 characters long; at most 240";
-        QTest::newRow("empty title")
-            << QString::fromStdString(lessonWith(R"({"title": " ", "caption": "B", "panes": []})"))
-            << "/chapters/0/title: expected a non-empty text";
+        QTest::newRow("empty title") << QString::fromStdString(
+                                            lessonWith(R"({"title": " ", "caption": "B", "panes": []})"))
+                                     << "/chapters/0/title: expected a non-empty text";
         QTest::newRow("unknown strategy") << chapter(R"("panes": [{"strategy": "store-some"}])")
                                           << "/chapters/0/panes/0/strategy: unknown strategy \"store-some\"; known: ";
         QTest::newRow("k beyond n") << chapter(R"("layers": 8, "panes": [{"strategy": "periodic", "every": 9}])")
@@ -142,8 +143,9 @@ private slots:
                                         << "/chapters/0/panes/0/every: expected a whole number from 1 to";
         QTest::newRow("bad budget") << chapter(R"("panes": [{"strategy": "budget", "budget": "lots"}])")
                                     << "/chapters/0/panes/0/budget: expected a budget such as \"12 nodes\"";
-        QTest::newRow("checkpoints not a list") << chapter(R"("panes": [{"strategy": "checkpoints", "checkpoints": 4}])")
-                                                << "/chapters/0/panes/0/checkpoints: expected an array";
+        QTest::newRow("checkpoints not a list")
+            << chapter(R"("panes": [{"strategy": "checkpoints", "checkpoints": 4}])")
+            << "/chapters/0/panes/0/checkpoints: expected an array";
         QTest::newRow("stop of a missing pane")
             << chapter(R"("panes": [{"strategy": "store-all"}], "stops": [{"at": "peak", "pane": 2}])")
             << "/chapters/0/stops/0/pane: expected a whole number from 1 to 1, got 2";
@@ -154,8 +156,8 @@ private slots:
                                            << "/chapters/0/stops/0: expected an object such as {\"at\": \"peak\"";
         QTest::newRow("layers and model") << chapter(R"("layers": 8, "model": "x.json", "panes": [])")
                                           << "/chapters/0/model: give \"layers\" (a chain) or \"model\"";
-        QTest::newRow("missing model file") << chapter(R"("model": "no-such-model.json", "panes": [])")
-                                            << "/chapters/0/model: ";
+        QTest::newRow("missing model file")
+            << chapter(R"("model": "no-such-model.json", "panes": [])") << "/chapters/0/model: ";
         QTest::newRow("chain strategy on a DAG")
             << chapter(R"("model": "unet-batch8.json", "panes": [{"strategy": "periodic"}])")
             << "/chapters/0/panes/0: ";
@@ -295,8 +297,8 @@ private slots:
         const Frontier frontier = computeFrontier(*curve.model, {});
         bool perLayerOnTheCurve = false;
         for (const FrontierPoint &p : frontier.curve)
-            perLayerOnTheCurve = perLayerOnTheCurve || (p.peakBytes == perBlock.summary.peakBytes &&
-                                                        p.cost == perBlock.summary.cost);
+            perLayerOnTheCurve =
+                perLayerOnTheCurve || (p.peakBytes == perBlock.summary.peakBytes && p.cost == perBlock.summary.cost);
         QVERIFY(perLayerOnTheCurve);
 
         // Every stop of every chapter happens, at a distinct moment of its pane.

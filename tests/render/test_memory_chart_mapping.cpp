@@ -2,8 +2,8 @@
 // bytes <-> y, round axis tops, and where each strategy's peak is drawn.
 #include "app/render/memory_chart_painter.h"
 #include "core/simulator.h"
-#include "tests/common/peak_label_checks.h"
 #include "core/strategy_registry.h"
+#include "tests/common/peak_label_checks.h"
 
 #include <QFontMetricsF>
 #include <QPainterPathStroker>
@@ -175,8 +175,8 @@ private slots:
                 line << QPointF(p.x() - 60, bounds.bottom()) << p << QPointF(p.x() + 60, bounds.bottom());
             curves.push_back(line);
         }
-        const std::vector<render::PeakLabel> labels = render::placePeakLabels(
-            markers, std::vector<QSizeF>(markers.size(), size), 5, curves, 2, {}, bounds);
+        const std::vector<render::PeakLabel> labels =
+            render::placePeakLabels(markers, std::vector<QSizeF>(markers.size(), size), 5, curves, 2, {}, bounds);
         QCOMPARE(labels.size(), markers.size());
         QPainterPathStroker stroker;
         stroker.setWidth(2);
@@ -263,7 +263,8 @@ private slots:
             const QString at = QStringLiteral(" %1x%2").arg(size.width()).arg(size.height());
             QTest::addRow("three equal peaks%s", qPrintable(at))
                 << QStringList{"store-all", "store-all", "store-all"} << 16 << size;
-            QTest::addRow("seed%s", qPrintable(at)) << QStringList{"store-all", "recompute-all", "periodic"} << 16 << size;
+            QTest::addRow("seed%s", qPrintable(at))
+                << QStringList{"store-all", "recompute-all", "periodic"} << 16 << size;
             QTest::addRow("four n=64%s", qPrintable(at))
                 << QStringList{"store-all", "recompute-all", "periodic", "revolve"} << 64 << size;
             QTest::addRow("n=8%s", qPrintable(at)) << QStringList{"store-all", "recompute-all"} << 8 << size;

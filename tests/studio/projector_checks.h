@@ -5,10 +5,10 @@
 // label clear of the other labels, the markers and the plotted curves
 // (tests/common/peak_label_checks.h) and really painted where the layout put
 // it (the screenshot is not blank there). Returns "" when all hold.
+#include "app/render/schedule_painter.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/main_window.h"
 #include "app/studio/memory_chart_view.h"
-#include "app/render/schedule_painter.h"
 #include "tests/common/peak_label_checks.h"
 
 #include <QDir>
@@ -54,7 +54,9 @@ inline QString projectorProblem(studio::MainWindow &window, const QString &name)
     if (auto *legend = window.findChild<studio::LegendWidget *>()) {
         const double oneLine = render::SchedulePainter::legendHeight(legend->font(), 1e6, false, true);
         if (legend->height() > oneLine * 1.5)
-            return QStringLiteral("the legend takes %1 px, more than one line (%2 px)").arg(legend->height()).arg(oneLine);
+            return QStringLiteral("the legend takes %1 px, more than one line (%2 px)")
+                .arg(legend->height())
+                .arg(oneLine);
     }
     const render::MemoryChartMapping m = chart->mapping();
     const QFontMetricsF metrics(chart->font());
@@ -63,8 +65,7 @@ inline QString projectorProblem(studio::MainWindow &window, const QString &name)
     const QImage chartShot = chart->grab().toImage();
     const double dpr = chartShot.devicePixelRatio();
     for (const render::PeakLabel &label : chart->chart().peakLabels(m, metrics)) {
-        const QRect box = QRectF(label.box.topLeft() * dpr, label.box.size() * dpr).toAlignedRect() &
-                          chartShot.rect();
+        const QRect box = QRectF(label.box.topLeft() * dpr, label.box.size() * dpr).toAlignedRect() & chartShot.rect();
         if (inkPixels(chartShot, box) < box.width() * box.height() / 40)
             return QStringLiteral("nothing is painted in the label box at %1,%2").arg(box.x()).arg(box.y());
     }

@@ -132,8 +132,7 @@ private slots:
         bad.write(R"({"format": "remat-lesson", "title": "x", "chapters": {}})");
         bad.close();
         const QString shot = dir.filePath(QStringLiteral("no.png"));
-        for (const auto &[args, message] :
-             std::vector<std::pair<QStringList, QString>>{
+        for (const auto &[args, message] : std::vector<std::pair<QStringList, QString>>{
                  {{"--lesson", bad.fileName()}, bad.fileName() + ": /chapters: expected an array of 1 to"},
                  {{"--lesson", lesson, "--chapter", "7"}, "--chapter 7: the lesson has 6 chapters"},
                  {{"--lesson", lesson, "--chapter", "0"}, "--chapter must be a chapter number from 1"},

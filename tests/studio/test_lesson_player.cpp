@@ -101,7 +101,8 @@ private slots:
             if (a->text() == "Gradient checkpointing in six steps")
                 shipped = a;
         QVERIFY(shipped);
-        QCOMPARE(QFileInfo(shipped->data().toString()).canonicalFilePath(), QFileInfo(builtinLesson()).canonicalFilePath());
+        QCOMPARE(QFileInfo(shipped->data().toString()).canonicalFilePath(),
+                 QFileInfo(builtinLesson()).canonicalFilePath());
         shipped->trigger();
         QVERIFY(w.lesson->isOpen());
         QCOMPARE(w.window.findChild<QAction *>("openLesson")->shortcut(), QKeySequence("Ctrl+L"));
@@ -382,9 +383,9 @@ private slots:
                 QTRY_VERIFY(!curve->isComputing());
                 QTest::qWait(30);
                 QVERIFY(curve->chart()->height() * 3 >= w.window.height());
-                const render::FrontierLayout l = render::FrontierLayout::make(
-                    QRectF(curve->chart()->rect()), QFontMetricsF(curve->chart()->font()),
-                    *curve->chart()->frontier(), w.window.model()->costUnit());
+                const render::FrontierLayout l =
+                    render::FrontierLayout::make(QRectF(curve->chart()->rect()), QFontMetricsF(curve->chart()->font()),
+                                                 *curve->chart()->frontier(), w.window.model()->costUnit());
                 QPainterPathStroker stroker;
                 stroker.setWidth(render::FrontierLayout::kPenWidth);
                 QPainterPath path;
@@ -395,8 +396,8 @@ private slots:
                     for (std::size_t j = 0; j < i; ++j)
                         QVERIFY2(!l.labels[i].box.intersects(l.labels[j].box), qPrintable(chapter));
                 }
-                w.window.grab().save(qEnvironmentVariable("REMAT_TEST_SCREENSHOTS", "/nonexistent") + "/" +
-                                     chapter + ".png");
+                w.window.grab().save(qEnvironmentVariable("REMAT_TEST_SCREENSHOTS", "/nonexistent") + "/" + chapter +
+                                     ".png");
                 continue;
             }
             const std::vector<double> stops = w.lesson->stopTimes();
@@ -404,8 +405,8 @@ private slots:
             QTRY_VERIFY(w.window.chart()->height() * 3 >= w.window.height());
             for (std::size_t s = 0; s < stops.size(); ++s) {
                 w.player->seekTime(stops[s]);
-                const QString problem = remat::testing::projectorProblem(w.window, chapter + "-stop-" +
-                                                                                       QString::number(s + 1));
+                const QString problem =
+                    remat::testing::projectorProblem(w.window, chapter + "-stop-" + QString::number(s + 1));
                 QVERIFY2(problem.isEmpty(), qPrintable(chapter + ": " + problem));
             }
         }

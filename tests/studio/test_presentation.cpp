@@ -91,12 +91,18 @@ private slots:
         QTest::addColumn<bool>("resizedWhilePresenting");
         for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
             const QString at = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
-            QTest::addRow("seed %s", qPrintable(at)) << size << "seed" << "" << false;
-            QTest::addRow("seed %s, resized", qPrintable(at)) << size << "seed" << "" << true;
-            QTest::addRow("optimal n=64 %s", qPrintable(at)) << size << "optimal" << "" << false;
-            QTest::addRow("deep-all n=512 %s", qPrintable(at)) << size << "deep-all" << "" << false;
-            QTest::addRow("RoBERTa %s", qPrintable(at)) << size << "seed" << "roberta-base-seq512.json" << false;
-            QTest::addRow("U-Net %s", qPrintable(at)) << size << "seed" << "unet-batch8.json" << false;
+            QTest::addRow("seed %s", qPrintable(at)) << size << "seed"
+                                                     << "" << false;
+            QTest::addRow("seed %s, resized", qPrintable(at)) << size << "seed"
+                                                              << "" << true;
+            QTest::addRow("optimal n=64 %s", qPrintable(at)) << size << "optimal"
+                                                             << "" << false;
+            QTest::addRow("deep-all n=512 %s", qPrintable(at)) << size << "deep-all"
+                                                               << "" << false;
+            QTest::addRow("RoBERTa %s", qPrintable(at)) << size << "seed"
+                                                        << "roberta-base-seq512.json" << false;
+            QTest::addRow("U-Net %s", qPrintable(at)) << size << "seed"
+                                                      << "unet-batch8.json" << false;
         }
     }
 
