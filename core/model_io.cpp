@@ -2,17 +2,11 @@
 
 #include "core/errors.h"
 #include "core/rates.h"
+#include "core/json_file.h"
 #include "core/units.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace remat {
 
@@ -20,115 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-// At most 40 bytes of `s`, cut on a UTF-8 character boundary.
-std::string shortened(std::string s) {
-    if (s.size() <= 40)
-        return s;
-    std::size_t cut = 37;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-        --cut;
-    return s.substr(0, cut) + "...";
-}
-
-class Reader {
-public:
-    explicit Reader(std::string origin) : origin_(std::move(origin)) {}
-
-    [[noreturn]] void fail(const std::string &pointer, const std::string &message) const {
-        throw InvalidArgument(origin_ + ": " + (pointer.empty() ? "/" : pointer) + ": " + message);
-    }
-
-    static std::string shown(const json &v) { return shortened(v.dump()); }
-
-    void onlyKeys(const json &object, const std::string &pointer, const std::set<std::string> &known) const {
-        for (const auto &[key, value] : object.items())
-            if (!known.count(key)) {
-                std::string list;
-                for (const auto &k : known)
-                    list += (list.empty() ? "" : ", ") + k;
-                fail(pointer + "/" + key, "unknown key \"" + key + "\"; known keys: " + list);
-            }
-    }
-
-    std::string text(const json &object, const std::string &key, const std::string &pointer, bool required) const {
-        if (!object.contains(key)) {
-            if (required)
-                fail(pointer, "missing \"" + key + "\" (a string)");
-            return {};
-        }
-        const json &v = object[key];
-        if (!v.is_string())
-            fail(pointer + "/" + key, "expected a string, got " + shown(v));
-        return v.get<std::string>();
-    }
-
-    // A size: a whole number in `unit` bytes, or a string such as "2 MiB".
-    std::int64_t size(const json &object, const std::string &key, const std::string &pointer, double unit,
-                      std::optional<std::int64_t> fallback) const {
-        const std::string where = pointer + "/" + key;
-        if (!object.contains(key)) {
-            if (!fallback)
-                fail(pointer, "missing \"" + key + "\" (bytes: a number or a string such as \"2 MiB\")");
-            return *fallback;
-        }
-        const json &v = object[key];
-        if (v.is_string()) {
-            try {
-                return parseBytes(v.get<std::string>(), "size");
-            } catch (const InvalidArgument &) {
-                fail(where, "expected a size such as 4096 or \"2 MiB\", got " + shown(v));
-            }
-        }
-        if (!v.is_number() || v.get<double>() < 0 || !std::isfinite(v.get<double>()))
-            fail(where, "expected a size >= 0 (a number or a string such as \"2 MiB\"), got " + shown(v));
-        const double bytes = std::round(v.get<double>() * unit);
-        if (bytes > 9.2e18)
-            fail(where, "size " + shown(v) + " is too large");
-        return static_cast<std::int64_t>(bytes);
-    }
-
-    double cost(const json &object, const std::string &key, const std::string &pointer, double fallback) const {
-        if (!object.contains(key))
-            return fallback;
-        const json &v = object[key];
-        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-            fail(pointer + "/" + key, "expected a cost >= 0 (a number), got " + shown(v));
-        return v.get<double>();
-    }
-
-    // A rate or a time: a number in the base unit, or a string `parse` reads
-    // ("16 GB/s", "10 us", "100 TFLOP/s"); `expected` says what for messages.
-    template <class Parse>
-    std::optional<double> quantity(const json &object, const std::string &key, const std::string &pointer,
-                                   const std::string &expected, Parse parse) const {
-        if (!object.contains(key))
-            return std::nullopt;
-        const std::string where = pointer + "/" + key;
-        const json &v = object[key];
-        if (v.is_string()) {
-            try {
-                return parse(v.get<std::string>());
-            } catch (const InvalidArgument &) {
-                fail(where, "expected " + expected + ", got " + shown(v));
-            }
-        }
-        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-            fail(where, "expected " + expected + ", got " + shown(v));
-        return v.get<double>();
-    }
-
-    const json &object(const json &doc, const std::string &key, const std::set<std::string> &known,
-                       const std::string &example) const {
-        const json &v = doc[key];
-        if (!v.is_object())
-            fail("/" + key, "expected an object such as " + example + ", got " + shown(v));
-        onlyKeys(v, "/" + key, known);
-        return v;
-    }
-
-private:
-    std::string origin_;
-};
+using json_file::Reader;
 
 // "module": a qualified module name or an array of them (docs/model-format.md);
 // "chained": a boolean. Sized on the first node that has either.
@@ -163,18 +49,6 @@ void readTracedKeys(const Reader &r, const json &node, const std::string &pointe
             r.fail(pointer + "/module", "expected non-empty module names, got " + Reader::shown(m));
 }
 
-std::string lineAndColumn(std::string_view text, std::size_t byte) {
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
 
 double byteUnit(const Reader &r, const json &units) {
     if (!units.contains("bytes"))
@@ -187,46 +61,6 @@ double byteUnit(const Reader &r, const json &units) {
     } catch (const InvalidArgument &) {
         r.fail("/units/bytes", "expected a unit such as \"B\", \"KiB\", \"MiB\" or \"GiB\", got " + Reader::shown(v));
     }
-}
-
-// A problem found in the raw text, before nlohmann sees it: nesting deeper
-// than the format needs (nlohmann's values recurse, so 100 000 levels would
-// overflow the stack) and numbers too large for a double (which nlohmann
-// reports without a position).
-struct TextProblem {
-    std::size_t byte;
-    std::string message;
-};
-
-std::optional<TextProblem> firstTextProblem(std::string_view text) {
-    int depth = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxModelNesting)
-                return TextProblem{i, "nested more than " + std::to_string(kMaxModelNesting) +
-                                          " levels deep; a model file needs 3 (object, nodes array, node)"};
-        } else if (c == ']' || c == '}') {
-            depth = std::max(0, depth - 1);
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            std::size_t end = i;
-            while (end < text.size() && std::string_view("+-.0123456789eE").find(text[end]) != std::string_view::npos)
-                ++end;
-            const std::string number(text.substr(i, end - i));
-            if (!std::isfinite(std::strtod(number.c_str(), nullptr)))
-                return TextProblem{i, "number " + shortened(number) + " is out of range (at most about 1.8e308)"};
-            i = end - 1;
-        }
-    }
-    return std::nullopt;
 }
 
 // "link", "device" and "host": the machine for offloading (docs/model-format.md).
@@ -271,22 +105,8 @@ MachineSpec readMachine(const Reader &r, const json &doc, double byteUnit) {
 } // namespace
 
 ModelFile parseModelJson(std::string_view text, const std::string &origin) {
-    if (const auto problem = firstTextProblem(text))
-        throw InvalidArgument(origin + ": " + lineAndColumn(text, problem->byte) + ": " + problem->message);
-    json doc;
-    try {
-        doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error &e) {
-        // e.what() repeats the position in its own words; keep the reason.
-        std::string reason = e.what();
-        if (const auto p = reason.find("syntax error"); p != std::string::npos)
-            reason = reason.substr(p);
-        throw InvalidArgument(origin + ": " + lineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) + ": not valid JSON (" +
-                              reason + ")");
-    } catch (const json::exception &e) {
-        // Whatever else nlohmann refuses (firstTextProblem catches the known cases with a place).
-        throw InvalidArgument(origin + ": not valid JSON (" + e.what() + ")");
-    }
+    const json doc =
+        json_file::parse(text, origin, kMaxModelNesting, "a model file needs 3 (object, nodes array, node)");
     const Reader r(origin);
     if (!doc.is_object())
         r.fail("", "expected an object with \"nodes\", got " + Reader::shown(doc));
@@ -410,21 +230,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
 }
 
 ModelFile loadModelFile(const std::string &path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        throw InvalidArgument(path + ": cannot read the model file (" + ec.message() + ")");
-    if (size > static_cast<std::uintmax_t>(kMaxModelFileBytes))
-        throw InvalidArgument(path + ": model file is " + formatBytes(static_cast<std::int64_t>(size)) +
-                              "; the limit is " + formatBytes(kMaxModelFileBytes));
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InvalidArgument(path + ": cannot open the model file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in.good() && !in.eof())
-        throw InvalidArgument(path + ": error while reading the model file");
-    return parseModelJson(text.str(), path);
+    return parseModelJson(json_file::readText(path, kMaxModelFileBytes, "model file"), path);
 }
 
 } // namespace remat

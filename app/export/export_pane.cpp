@@ -30,12 +30,20 @@ ExportPane makeExportPane(const Strategy *strategy, const Summary &summary, doub
     return pane;
 }
 
+ExportPane simulateExportPane(const std::shared_ptr<const Model> &model, const std::string &name,
+                              const StrategyParams &params) {
+    const Strategy &strategy = StrategyRegistry::builtin().get(name);
+    std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, params);
+    ComparisonRow &row = rows.front();
+    Replay replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+    return makeExportPane(&strategy, replay.summary, row.costOverhead,
+                          std::make_shared<const Timeline>(std::move(replay.timeline)));
+}
+
 std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
                                       const std::vector<std::string> &strategies, const StrategyParams &params) {
-    const StrategyRegistry &registry = StrategyRegistry::builtin();
     std::vector<ExportPane> panes;
     for (const std::string &name : strategies) {
-        const Strategy &strategy = registry.get(name);
         StrategyParams own = params;
         if (strategies.size() > 1) {
             own = StrategyParams{};
@@ -46,11 +54,7 @@ std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
             if (name == "checkpoints")
                 own.checkpoints = params.checkpoints;
         }
-        std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, own);
-        ComparisonRow &row = rows.front();
-        Replay replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
-        panes.push_back(makeExportPane(&strategy, replay.summary, row.costOverhead,
-                                       std::make_shared<const Timeline>(std::move(replay.timeline))));
+        panes.push_back(simulateExportPane(model, name, own));
     }
     return panes;
 }

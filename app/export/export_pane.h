@@ -29,6 +29,11 @@ struct ExportPane {
 ExportPane makeExportPane(const Strategy *strategy, const Summary &summary, double costOverhead,
                           std::shared_ptr<const Timeline> timeline);
 
+// Plans, simulates and replays `strategy` with `params` on `model`. Throws
+// what the strategy and the simulator throw.
+ExportPane simulateExportPane(const std::shared_ptr<const Model> &model, const std::string &strategy,
+                              const StrategyParams &params);
+
 // Plans, simulates and replays each named strategy on `model`, as
 // `remat simulate` does: a lone strategy gets every parameter in `params`;
 // with several, --every goes to periodic and --checkpoints to checkpoints.

@@ -1,6 +1,7 @@
 #include "app/export/headless_export.h"
 
 #include "app/export/export_files.h"
+#include "app/export/lesson_export.h"
 #include "app/export/timeline_gif_export.h"
 #include "core/errors.h"
 #include "core/model_io.h"
@@ -8,6 +9,7 @@
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
+#include <QFileInfo>
 #include <QGuiApplication>
 
 #include <cmath>
@@ -30,7 +32,9 @@ const char *const kUsage = "usage: remat-studio [MODEL_FILE] --export-gif FILE [
                            "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
                            "             --title-frame MS (2000; 0 = none)\n"
                            "             --max-frames M (300) | --frame-every K | --all-frames\n"
-                           "  snapshot:  --at T (time on the axis for --export-png; default the end)\n";
+                           "  snapshot:  --at T (time on the axis for --export-png; default the end)\n"
+                           "  lesson:    --lesson FILE --export-gif DIR: one GIF per chapter (DIR/01-title.gif...),\n"
+                           "             with the picture and animation options above\n";
 
 bool isExportOption(const QString &arg) {
     return arg.startsWith(QStringLiteral("--export-"));
@@ -42,7 +46,7 @@ const QStringList kValued = {"--export-gif",  "--export-png",  "--export-csv",  
                              "--strategies",  "--every",       "--checkpoints", "--sync",
                              "--width",       "--height",      "--theme",       "--caption",
                              "--fps",         "--loops",       "--hold",        "--title-frame",
-                             "--max-frames",  "--frame-every", "--at"};
+                             "--max-frames",  "--frame-every", "--at",          "--lesson"};
 const QStringList kFlags = {"--pane-only", "--no-caption", "--all-frames", "--help-export"};
 
 struct Parsed {
@@ -169,6 +173,77 @@ void quietQtMessages(QtMsgType type, const QMessageLogContext &, const QString &
         std::fprintf(stderr, "remat-studio: Qt: %s\n", message.toLocal8Bit().constData());
 }
 
+// The picture and animation options (for a timeline GIF, and each chapter of a lesson).
+GifExportOptions gifOptions(const Parsed &p) {
+    GifExportOptions options;
+    const QString sync = p.value("--sync", QStringLiteral("cost"));
+    if (sync != QStringLiteral("cost") && sync != QStringLiteral("ops"))
+        throw InvalidArgument("--sync must be 'cost' or 'ops', got '" + sync.toStdString() + "'");
+    options.picture.axis = sync == QStringLiteral("ops") ? render::TimeAxis::Ops : render::TimeAxis::Cost;
+    const QString theme = p.value("--theme", QStringLiteral("light"));
+    if (theme != QStringLiteral("light") && theme != QStringLiteral("dark"))
+        throw InvalidArgument("--theme must be 'light' or 'dark', got '" + theme.toStdString() + "'");
+    options.picture.palette = render::Palette::forDarkMode(theme == QStringLiteral("dark"));
+    options.picture.paneOnly = p.flag("--pane-only");
+    const int width = static_cast<int>(integer(p, "--width", 960, 160, 4096));
+    const int autoHeight = TimelinePicture::defaultSize(width, options.picture.paneOnly).height();
+    const int height = static_cast<int>(integer(p, "--height", autoHeight, 90, 4096));
+    options.picture.size = QSize(width, height);
+    if (p.has("--caption") && p.flag("--no-caption"))
+        throw InvalidArgument("--caption and --no-caption exclude each other");
+    options.fps = real(p, "--fps", 8, 0, 50);
+    options.loops = static_cast<int>(integer(p, "--loops", 0, 0, 65536));
+    options.finalHoldMs = static_cast<int>(integer(p, "--hold", 2000, 0, 655350));
+    options.titleFrameMs = static_cast<int>(integer(p, "--title-frame", kDefaultTitleFrameMs, 0, 655350));
+    const int sampleModes = int(p.has("--max-frames")) + int(p.has("--frame-every")) + int(p.flag("--all-frames"));
+    if (sampleModes > 1)
+        throw InvalidArgument("--max-frames, --frame-every and --all-frames exclude each other");
+    if (p.flag("--all-frames")) {
+        options.sampling.mode = FrameSampling::Mode::EveryOp;
+    } else if (p.has("--frame-every")) {
+        options.sampling.mode = FrameSampling::Mode::EveryKth;
+        options.sampling.every = static_cast<int>(integer(p, "--frame-every", 1, 1, 1'000'000'000));
+    } else {
+        options.sampling.mode = FrameSampling::Mode::MaxFrames;
+        options.sampling.maxFrames = static_cast<int>(integer(p, "--max-frames", 300, 2, 100'000));
+    }
+    return options;
+}
+
+// A lesson's chapters, one GIF each, into the folder --export-gif names.
+int exportLesson(const Parsed &p) {
+    for (const char *other :
+         {"--export-png", "--export-csv", "--export-summary-csv", "--export-json", "--n", "--node-bytes", "--model",
+          "--strategies", "--every", "--checkpoints", "--sync", "--caption", "--at"})
+        if (p.has(other))
+            throw InvalidArgument(std::string(other) + " does not go with --lesson: a lesson names its own models, "
+                                                       "panes, clocks and captions, and exports one GIF per chapter");
+    for (const char *flag : {"--pane-only", "--no-caption"})
+        if (p.flag(flag))
+            throw InvalidArgument(std::string(flag) + " does not go with --lesson");
+    const QString directory = p.value("--export-gif");
+    if (directory.isEmpty())
+        throw InvalidArgument("--lesson exports one GIF per chapter: give --export-gif FOLDER");
+    if (QFileInfo(directory).exists() && !QFileInfo(directory).isDir())
+        throw InvalidArgument("--export-gif '" + directory.toStdString() +
+                              "' is a file; with --lesson it names a folder for the chapters' GIFs");
+    const GifExportOptions options = gifOptions(p);
+    const lesson::Lesson lesson = lesson::loadLessonFile(p.value("--lesson").toStdString());
+    LessonGifExport job(lesson, directory, options); // every chapter planned before anything is written
+    const std::vector<GifExportResult> results = job.run();
+    for (std::size_t c = 0; c < results.size(); ++c) {
+        const LessonGifExport::Chapter &chapter = job.chapters()[c];
+        say(QStringLiteral("wrote %1: %2 frames, %3%4")
+                .arg(chapter.path)
+                .arg(results[c].framesWritten)
+                .arg(QString::fromStdString(formatBytes(results[c].bytes)))
+                .arg(chapter.skippedStops.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" (stops that never happen: %1)").arg(chapter.skippedStops.join(", "))));
+    }
+    return 0;
+}
+
 } // namespace
 
 const char *exportUsage() {
@@ -210,6 +285,8 @@ int runHeadlessExport(const QStringList &args) {
             std::fputs(exportUsage(), stdout);
             return 0;
         }
+        if (p.has("--lesson"))
+            return exportLesson(p);
         Plan plan{p.value("--export-gif"),         p.value("--export-png"),  p.value("--export-csv"),
                   p.value("--export-summary-csv"), p.value("--export-json"), std::nullopt};
         for (const char *name :
@@ -246,39 +323,7 @@ int runHeadlessExport(const QStringList &args) {
         for (const std::string &name : names)
             StrategyRegistry::builtin().get(name); // unknown names fail before any planning
 
-        // Picture and animation.
-        GifExportOptions options;
-        const QString sync = p.value("--sync", QStringLiteral("cost"));
-        if (sync != QStringLiteral("cost") && sync != QStringLiteral("ops"))
-            throw InvalidArgument("--sync must be 'cost' or 'ops', got '" + sync.toStdString() + "'");
-        options.picture.axis = sync == QStringLiteral("ops") ? render::TimeAxis::Ops : render::TimeAxis::Cost;
-        const QString theme = p.value("--theme", QStringLiteral("light"));
-        if (theme != QStringLiteral("light") && theme != QStringLiteral("dark"))
-            throw InvalidArgument("--theme must be 'light' or 'dark', got '" + theme.toStdString() + "'");
-        options.picture.palette = render::Palette::forDarkMode(theme == QStringLiteral("dark"));
-        options.picture.paneOnly = p.flag("--pane-only");
-        const int width = static_cast<int>(integer(p, "--width", 960, 160, 4096));
-        const int autoHeight = TimelinePicture::defaultSize(width, options.picture.paneOnly).height();
-        const int height = static_cast<int>(integer(p, "--height", autoHeight, 90, 4096));
-        options.picture.size = QSize(width, height);
-        if (p.has("--caption") && p.flag("--no-caption"))
-            throw InvalidArgument("--caption and --no-caption exclude each other");
-        options.fps = real(p, "--fps", 8, 0, 50);
-        options.loops = static_cast<int>(integer(p, "--loops", 0, 0, 65536));
-        options.finalHoldMs = static_cast<int>(integer(p, "--hold", 2000, 0, 655350));
-        options.titleFrameMs = static_cast<int>(integer(p, "--title-frame", kDefaultTitleFrameMs, 0, 655350));
-        const int sampleModes = int(p.has("--max-frames")) + int(p.has("--frame-every")) + int(p.flag("--all-frames"));
-        if (sampleModes > 1)
-            throw InvalidArgument("--max-frames, --frame-every and --all-frames exclude each other");
-        if (p.flag("--all-frames")) {
-            options.sampling.mode = FrameSampling::Mode::EveryOp;
-        } else if (p.has("--frame-every")) {
-            options.sampling.mode = FrameSampling::Mode::EveryKth;
-            options.sampling.every = static_cast<int>(integer(p, "--frame-every", 1, 1, 1'000'000'000));
-        } else {
-            options.sampling.mode = FrameSampling::Mode::MaxFrames;
-            options.sampling.maxFrames = static_cast<int>(integer(p, "--max-frames", 300, 2, 100'000));
-        }
+        GifExportOptions options = gifOptions(p);
         if (p.has("--at")) {
             if (plan.png.isEmpty())
                 throw InvalidArgument("--at needs --export-png (it picks the moment of the snapshot)");

@@ -3,6 +3,8 @@
 #include "app/export/gif_encoder.h"
 #include "core/errors.h"
 
+#include <algorithm>
+
 namespace remat::exporting {
 
 namespace {
@@ -17,6 +19,9 @@ GifExportOptions checked(GifExportOptions options) {
     if (options.titleFrameMs < 0 || options.titleFrameMs > GifEncoder::kMaxDelayMs)
         throw InvalidArgument("title frame " + std::to_string(options.titleFrameMs) +
                               " ms is not allowed; use 0 (none) to " + std::to_string(GifEncoder::kMaxDelayMs) + " ms");
+    if (options.holdMs < 0 || options.holdMs > GifEncoder::kMaxDelayMs)
+        throw InvalidArgument("hold at a stop " + std::to_string(options.holdMs) + " ms is not allowed; use 0 to " +
+                              std::to_string(GifEncoder::kMaxDelayMs) + " ms");
     if (options.picture.size.width() > 4096 || options.picture.size.height() > 4096)
         throw InvalidArgument("GIF size " + std::to_string(options.picture.size.width()) + "x" +
                               std::to_string(options.picture.size.height()) + " is too large; use at most 4096x4096");
@@ -30,8 +35,18 @@ TimelineGifExport::TimelineGifExport(std::vector<ExportPane> panes, GifExportOpt
     std::vector<const Timeline *> timelines;
     for (int i = 0; i < picture_.shownPanes(); ++i)
         timelines.push_back(picture_.panes()[static_cast<std::size_t>(i)].timeline.get());
-    const std::vector<double> times = sampleEvents(timelineEvents(timelines, options_.picture.axis), options_.sampling);
-    const std::vector<int> delays = frameDelaysMs(static_cast<int>(times.size()), options_.fps, options_.finalHoldMs);
+    std::vector<double> times = sampleEvents(timelineEvents(timelines, options_.picture.axis), options_.sampling);
+    // Every stop is a frame of its own, then held.
+    const double end = times.back();
+    for (const double stop : options_.holdAt)
+        if (stop >= 0 && stop <= end)
+            times.push_back(stop);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<int> delays = frameDelaysMs(static_cast<int>(times.size()), options_.fps, options_.finalHoldMs);
+    for (std::size_t i = 0; i < times.size(); ++i)
+        if (std::find(options_.holdAt.begin(), options_.holdAt.end(), times[i]) != options_.holdAt.end())
+            delays[i] = std::max(delays[i], options_.holdMs);
     if (options_.titleFrameMs > 0)
         frames_.push_back({true, 0.0, options_.titleFrameMs});
     for (std::size_t i = 0; i < times.size(); ++i)

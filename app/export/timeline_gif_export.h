@@ -25,6 +25,10 @@ struct GifExportOptions {
     int loops = 0;                           // 0 = forever, N = play N times
     int finalHoldMs = 2000;                  // the finished picture stays this long before the loop restarts
     int titleFrameMs = kDefaultTitleFrameMs; // > 0: a title card (caption, panes, legend) first, this long
+    // Moments on the time axis the animation pauses at (a lesson's stops):
+    // each is a frame of its own, shown at least `holdMs`.
+    std::vector<double> holdAt;
+    int holdMs = 1500;
 };
 
 struct GifExportResult {

@@ -1,5 +1,6 @@
 #include "app/export/timeline_picture.h"
 
+#include "app/export/title_card.h"
 #include "core/errors.h"
 #include "core/units.h"
 
@@ -15,14 +16,6 @@ namespace remat::exporting {
 namespace {
 
 constexpr double kGap = 8;
-
-// Text grows with the picture (13 px at 960, 26 px at 1920): a GIF on a
-// slide is shown at its width, so small text stays small there.
-QFont textFont(int width, double scale = 1.0) {
-    QFont font;
-    font.setPixelSize(static_cast<int>(std::max(10.0, width / 72.0) * scale));
-    return font;
-}
 
 } // namespace
 
@@ -47,8 +40,9 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
                           pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
     }
     chart_.setSeries(std::move(series), options_.axis);
-    const QFontMetricsF text(textFont(options_.size.width()));
-    const QFontMetricsF caption(textFont(options_.size.width(), 1.25));
+    chart_.setStackByKind(options_.stackByKind);
+    const QFontMetricsF text(exportFont(options_.size.width()));
+    const QFontMetricsF caption(exportFont(options_.size.width(), 1.25));
     captionHeight_ = options_.caption.isEmpty() ? 0 : std::ceil(caption.height() * 1.6);
     paneTitleHeight_ = std::ceil(text.height() * 1.5);
     // Three or four panes are narrow: the status takes two lines (where, what is held).
@@ -57,7 +51,7 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
     // Every frame carries a compact legend of the node states at the bottom.
     for (const ExportPane &pane : panes_)
         savedInternals_ = savedInternals_ || pane.timeline->model().hasSavedBytes();
-    legendHeight_ = std::ceil(render::SchedulePainter::legendHeight(textFont(options_.size.width(), 0.9),
+    legendHeight_ = std::ceil(render::SchedulePainter::legendHeight(exportFont(options_.size.width(), 0.9),
                                                                     options_.size.width() - 2 * kGap, true,
                                                                     savedInternals_)) +
                     kGap / 2;
@@ -168,10 +162,10 @@ void TimelinePicture::paint(QImage &image, double time) {
         image = QImage(options_.size, QImage::Format_RGB32);
     image.fill(options_.palette.background);
     QPainter painter(&image);
-    painter.setFont(textFont(options_.size.width()));
+    painter.setFont(exportFont(options_.size.width()));
     if (!options_.caption.isEmpty()) {
         painter.save();
-        painter.setFont(textFont(options_.size.width(), 1.25));
+        painter.setFont(exportFont(options_.size.width(), 1.25));
         painter.setPen(options_.palette.text);
         const QRectF band(kGap, 0, options_.size.width() - 2 * kGap, captionHeight_);
         painter.drawText(band, Qt::AlignLeft | Qt::AlignVCenter,
@@ -182,44 +176,24 @@ void TimelinePicture::paint(QImage &image, double time) {
         paintPane(painter, i, time);
     if (!options_.paneOnly)
         chart_.paint(painter, chartRect(), time, options_.palette);
-    painter.setFont(textFont(options_.size.width(), 0.9));
+    painter.setFont(exportFont(options_.size.width(), 0.9));
     render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true, savedInternals_);
 }
 
 void TimelinePicture::paintTitle(QImage &image) {
-    if (image.size() != options_.size || image.format() != QImage::Format_RGB32)
-        image = QImage(options_.size, QImage::Format_RGB32);
-    const render::Palette &palette = options_.palette;
-    image.fill(palette.background);
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing, true);
-    const double w = options_.size.width();
-    const double h = options_.size.height();
-    QFont big = textFont(options_.size.width(), 2.0);
-    big.setBold(true);
-    painter.setFont(big);
-    painter.setPen(palette.text);
-    const QString title = options_.caption.isEmpty() ? QStringLiteral("Gradient checkpointing") : options_.caption;
-    painter.drawText(QRectF(w * 0.06, h * 0.12, w * 0.88, h * 0.3), Qt::AlignCenter | Qt::TextWordWrap, title);
-
-    painter.setFont(textFont(options_.size.width(), 1.2));
-    double y = h * 0.45;
-    const double line = QFontMetricsF(painter.font()).height() * 1.5;
+    TitleCard card;
+    card.title = options_.caption.isEmpty() ? QStringLiteral("Gradient checkpointing") : options_.caption;
+    card.description = options_.description;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
-        const QString text =
-            QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
-                .arg(pane.title,
-                     QString::fromStdString(formatSize(pane.summary.peakBytes, pane.timeline->model().sizesInNodes())))
-                .arg(pane.summary.forwardEvaluations);
-        painter.fillRect(QRectF(w * 0.12, y + line * 0.3, line * 0.4, line * 0.4),
-                         palette.paneColour(paneColourIndex(i)));
-        painter.setPen(palette.text);
-        painter.drawText(QRectF(w * 0.12 + line * 0.7, y, w * 0.8, line), Qt::AlignLeft | Qt::AlignVCenter, text);
-        y += line;
+        card.rows.push_back(
+            {options_.palette.paneColour(paneColourIndex(i)),
+             QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
+                 .arg(pane.title,
+                      QString::fromStdString(formatSize(pane.summary.peakBytes, pane.timeline->model().sizesInNodes())))
+                 .arg(pane.summary.forwardEvaluations)});
     }
-    painter.setFont(textFont(options_.size.width()));
-    render::SchedulePainter::paintLegend(painter, QRectF(w * 0.12, y + line * 0.5, w * 0.76, h - y), palette);
+    card.paint(image, options_.size, options_.palette);
 }
 
 } // namespace remat::exporting

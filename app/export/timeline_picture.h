@@ -26,8 +26,10 @@ public:
         QSize size{960, 540};
         render::TimeAxis axis = render::TimeAxis::Cost;
         render::Palette palette = render::Palette::light();
-        bool paneOnly = false; // the first pane alone, without the memory chart
-        QString caption;       // a line on top of every frame; empty: none
+        bool paneOnly = false;    // the first pane alone, without the memory chart
+        QString caption;          // a line on top of every frame, the title card's title; empty: none
+        QString description;      // the title card's sentences under the title (a lesson chapter's caption)
+        bool stackByKind = false; // the chart fills the first pane's memory by kind
     };
 
     // The size for a width when no height is given: 16:9 for the side-by-side
@@ -62,8 +64,8 @@ public:
     // Paints the view at `time` into `image` (resized to options().size when
     // it differs). Stepping forward through time is O(ops stepped).
     void paint(QImage &image, double time);
-    // A title card: the caption large, the panes' names and the legend of
-    // node states.
+    // A title card (app/export/title_card.h): the caption large, the
+    // description, the panes' names and the legend of node states.
     void paintTitle(QImage &image);
 
 private:

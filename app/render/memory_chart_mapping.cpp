@@ -5,13 +5,21 @@
 
 namespace remat::render {
 
-MemoryChartMapping MemoryChartMapping::make(const QRectF &plot, double maxTime, std::int64_t maxBytes) {
+MemoryChartMapping MemoryChartMapping::make(const QRectF &plot, double maxTime, std::int64_t maxBytes,
+                                            double headroom) {
     MemoryChartMapping m;
     m.plot = plot;
     // Time fills the width exactly (the schedule's end is the right edge); bytes
     // get headroom up to a round value so the peak label fits above the line.
     m.timeEnd = maxTime > 0 ? maxTime : 1;
-    m.bytesTop = axisTop(static_cast<double>(std::max<std::int64_t>(maxBytes, 1)));
+    const double peak = static_cast<double>(std::max<std::int64_t>(maxBytes, 1));
+    m.bytesTop = axisTop(peak);
+    // The free fraction the headroom needs, met by the next multiples of the same round step.
+    const double free = std::clamp(headroom / std::max(1.0, plot.height()), 0.0, 0.6);
+    if (peak > m.bytesTop * (1 - free)) {
+        const double step = std::max(1.0, niceByteCeiling(peak / 4));
+        m.bytesTop = std::ceil(peak / (1 - free) / step) * step;
+    }
     return m;
 }
 
@@ -60,59 +68,6 @@ std::vector<double> MemoryChartMapping::ticks(double top, int maxTicks) {
     for (int i = 0; i * step <= top * (1 + 1e-9); ++i)
         out.push_back(i * step);
     return out;
-}
-
-std::vector<QRectF> placeLabels(const std::vector<QRectF> &wanted, const std::vector<QRectF> &keepClear,
-                                const QRectF &bounds, const std::vector<double> &otherSideShift) {
-    std::vector<QRectF> placed;
-    placed.reserve(wanted.size());
-    auto overlap = [&](const QRectF &box) {
-        double area = 0;
-        auto add = [&](const QRectF &other) {
-            const QRectF common = box.intersected(other);
-            if (!common.isEmpty())
-                area += common.width() * common.height() + 1; // touching a little is still a collision
-        };
-        for (const QRectF &other : placed)
-            add(other);
-        for (const QRectF &other : keepClear)
-            add(other);
-        return area;
-    };
-    auto inside = [&](const QRectF &box) {
-        return box.top() >= bounds.top() && box.bottom() <= bounds.bottom() && box.left() >= bounds.left() &&
-               box.right() <= bounds.right();
-    };
-    for (std::size_t i = 0; i < wanted.size(); ++i) {
-        const QRectF first = wanted[i];
-        const double step = first.height() + 1;
-        const double shift = i < otherSideShift.size() ? otherSideShift[i] : 0.0;
-        // Candidates nearest first: 0, up 1, down 1, up 2, ... on this side, then the other.
-        const int reach = std::max(1, static_cast<int>(bounds.height() / step) + 1);
-        QRectF best = first;
-        double bestOverlap = -1;
-        bool found = false;
-        for (const double dx : {0.0, shift}) {
-            for (int k = 0; k <= 2 * reach && !found; ++k) {
-                const double dy = (k % 2 ? -1.0 : 1.0) * ((k + 1) / 2) * step;
-                const QRectF box = first.translated(dx, dy);
-                if (!inside(box))
-                    continue;
-                const double o = overlap(box);
-                if (o == 0) {
-                    best = box;
-                    found = true;
-                } else if (bestOverlap < 0 || o < bestOverlap) {
-                    best = box;
-                    bestOverlap = o;
-                }
-            }
-            if (found || shift == 0.0)
-                break;
-        }
-        placed.push_back(best);
-    }
-    return placed;
 }
 
 } // namespace remat::render

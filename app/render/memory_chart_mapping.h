@@ -14,8 +14,10 @@ struct MemoryChartMapping {
     double timeEnd = 1;  // time at the right edge of the plot
     double bytesTop = 1; // bytes at the top edge of the plot
 
-    // Axes from 0 to the data's maxima rounded up to a round value.
-    static MemoryChartMapping make(const QRectF &plot, double maxTime, std::int64_t maxBytes);
+    // Axes from 0 to the data's maxima rounded up to a round value, and high
+    // enough that `headroom` pixels stay free above the highest value (room
+    // for the peak labels, render::placePeakLabels).
+    static MemoryChartMapping make(const QRectF &plot, double maxTime, std::int64_t maxBytes, double headroom = 0);
 
     double timeToX(double time) const { return plot.left() + time / timeEnd * plot.width(); }
     double xToTime(double x) const { return (x - plot.left()) / plot.width() * timeEnd; }
@@ -34,14 +36,5 @@ struct MemoryChartMapping {
     static double niceByteCeiling(double value);
     static std::vector<double> ticks(double top, int maxTicks);
 };
-
-// Where the peak labels go. Each label wants `wanted[i]` (beside its marker);
-// it is moved, in steps of its own height, up or down, and then to the
-// marker's other side, to the nearest place that stays inside `bounds` and
-// overlaps neither a label placed before it nor any rectangle of `keepClear`
-// (the markers). When there is no such place (more labels than room) it keeps
-// the place overlapping least. Same order and count as `wanted`.
-std::vector<QRectF> placeLabels(const std::vector<QRectF> &wanted, const std::vector<QRectF> &keepClear,
-                                const QRectF &bounds, const std::vector<double> &otherSideShift = {});
 
 } // namespace remat::render

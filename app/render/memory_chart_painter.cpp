@@ -93,30 +93,41 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
         labelWidth = std::max(
             labelWidth, metrics.horizontalAdvance(text(formatSize(static_cast<std::int64_t>(b), sizesInNodes()))));
     const QRectF plot = rect.adjusted(labelWidth + 12, metrics.height() * 1.6, -14, -(metrics.height() * 2.2 + 4));
-    return MemoryChartMapping::make(plot, maxTime(), maxBytes);
+    // A band one label high stays free above the highest curve: the peak labels' room.
+    return MemoryChartMapping::make(plot, maxTime(), maxBytes, metrics.height() + 8);
 }
 
 QString MemoryChartPainter::peakLabel(std::size_t index) const {
     return QStringLiteral("peak ") + text(formatSize(series_[index].peakBytes, sizesInNodes()));
 }
 
-std::vector<QRectF> MemoryChartPainter::peakLabelBoxes(const MemoryChartMapping &m, const QFontMetricsF &metrics,
-                                                       const QRectF &rect) const {
-    std::vector<QRectF> wanted, markers;
-    std::vector<double> flip;
+std::vector<PeakLabel> MemoryChartPainter::peakLabels(const MemoryChartMapping &m, const QFontMetricsF &metrics) const {
+    std::vector<QPointF> markers;
+    std::vector<QSizeF> sizes;
     for (std::size_t i = 0; i < series_.size(); ++i) {
-        const QPointF p = peakPoint(m, i);
-        markers.emplace_back(p.x() - 5, p.y() - 5, 10, 10);
-        const double w = metrics.horizontalAdvance(peakLabel(i)) + 4;
-        // Right of the marker (left of it near the right edge); the other side when crowded.
-        const bool right = p.x() + 7 + w <= m.plot.right();
-        const double left = right ? p.x() + 7 : p.x() - 7 - w;
-        wanted.emplace_back(left, p.y() - metrics.height() - 2, w, metrics.height());
-        flip.push_back(right ? -(14 + w) : 14 + w);
+        markers.push_back(peakPoint(m, i));
+        sizes.emplace_back(metrics.horizontalAdvance(peakLabel(i)) + 6, metrics.height());
     }
-    // Labels stay below the legend row and inside the chart.
-    const QRectF bounds(rect.left(), m.plot.top(), rect.width(), m.plot.height());
-    return placeLabels(wanted, markers, bounds, flip);
+    std::vector<QRectF> keepClear;
+    if (stackByKind_)
+        keepClear.push_back(kindLegendBox(m, metrics));
+    return placePeakLabels(markers, sizes, kMarkerRadius + 1, curves(m), kCurvePenWidth / 2 + 1, keepClear,
+                           m.plot.adjusted(1, 1, -1, -1));
+}
+
+std::vector<QPolygonF> MemoryChartPainter::curves(const MemoryChartMapping &m) const {
+    std::vector<QPolygonF> out;
+    for (const Series &s : series_) {
+        const Timeline &tl = *s.timeline;
+        out.push_back(curve(m, s, [&tl](std::int64_t step) { return tl.bytesAt(step); }));
+    }
+    for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i) {
+        const Measured &values = measured_[i];
+        if (values && static_cast<std::int64_t>(values->size()) == series_[i].timeline->steps())
+            out.push_back(curve(m, series_[i],
+                                [&values](std::int64_t step) { return (*values)[static_cast<std::size_t>(step)]; }));
+    }
+    return out;
 }
 
 QPointF MemoryChartPainter::peakPoint(const MemoryChartMapping &m, std::size_t index) const {
@@ -191,14 +202,11 @@ void MemoryChartPainter::paintKinds(QPainter &painter, const MemoryChartMapping 
 }
 
 void MemoryChartPainter::paintKindLegend(QPainter &painter, const MemoryChartMapping &m, const Palette &palette) const {
-    // In the plot's top left corner: the curves start low there.
     const QFontMetricsF metrics(painter.font());
     const double line = metrics.height() + 2;
     const QString title = QStringLiteral("%1 by kind:").arg(series_.front().name);
-    double width = metrics.horizontalAdvance(title);
-    for (const MemoryKind k : kMemoryKinds)
-        width = std::max(width, 18 + metrics.horizontalAdvance(QString::fromUtf8(kindName(k))));
-    const QRectF box(m.plot.left() + 6, m.plot.top() + 4, width + 10, line * (1 + kMemoryKinds.size()) + 6);
+    const QRectF box = kindLegendBox(m, metrics);
+    const double width = box.width() - 10;
     QColor background = palette.background;
     background.setAlpha(220);
     painter.setPen(QPen(palette.grid, 1));
@@ -216,6 +224,15 @@ void MemoryChartPainter::paintKindLegend(QPainter &painter, const MemoryChartMap
         painter.drawText(QRectF(box.left() + 23, y, width, line), Qt::AlignLeft | Qt::AlignVCenter,
                          QString::fromUtf8(kindName(*k)));
     }
+}
+
+QRectF MemoryChartPainter::kindLegendBox(const MemoryChartMapping &m, const QFontMetricsF &metrics) const {
+    // In the plot's top left corner: the curves start low there.
+    const double line = metrics.height() + 2;
+    double width = metrics.horizontalAdvance(QStringLiteral("%1 by kind:").arg(series_.front().name));
+    for (const MemoryKind k : kMemoryKinds)
+        width = std::max(width, 18 + metrics.horizontalAdvance(QString::fromUtf8(kindName(k))));
+    return {m.plot.left() + 6, m.plot.top() + 4, width + 10, line * (1 + kMemoryKinds.size()) + 6};
 }
 
 void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &m,
@@ -256,21 +273,21 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     painter.setRenderHint(QPainter::Antialiasing, true);
     if (stackByKind_)
         paintKinds(painter, m, palette);
-    for (std::size_t i = 0; i < series_.size(); ++i) {
-        painter.setPen(QPen(colourOf(i, palette), 2));
-        const Timeline &tl = *series_[i].timeline;
-        painter.drawPolyline(curve(m, series_[i], [&tl](std::int64_t step) { return tl.bytesAt(step); }));
+    // Predicted curves, then the measured ones dashed over them: where they agree the dashes lie on the line.
+    const std::vector<QPolygonF> lines = curves(m);
+    std::size_t line = 0;
+    for (std::size_t i = 0; i < series_.size(); ++i, ++line) {
+        painter.setPen(QPen(colourOf(i, palette), kCurvePenWidth));
+        painter.drawPolyline(lines[line]);
     }
-    // Measured, dashed over the prediction: where they agree the dashes lie on the line.
     for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i) {
         const Measured &values = measured_[i];
         if (!values || static_cast<std::int64_t>(values->size()) != series_[i].timeline->steps())
             continue;
-        QPen pen(colourOf(i, palette).darker(palette.isDark() ? 70 : 140), 2, Qt::CustomDashLine);
+        QPen pen(colourOf(i, palette).darker(palette.isDark() ? 70 : 140), kCurvePenWidth, Qt::CustomDashLine);
         pen.setDashPattern({3, 3});
         painter.setPen(pen);
-        painter.drawPolyline(
-            curve(m, series_[i], [&values](std::int64_t step) { return (*values)[static_cast<std::size_t>(step)]; }));
+        painter.drawPolyline(lines[line++]);
     }
 
     if (stackByKind_)
@@ -299,20 +316,34 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     for (std::size_t i = series_.size(); i-- > 0;)
         legendEntry(series_[i].name, QPen(colourOf(i, palette), 3));
 
-    // Peaks: a marker on each curve and a label placed clear of the others.
-    const std::vector<QRectF> boxes = peakLabelBoxes(m, metrics, rect);
+    // Peaks: a marker on each curve; a label placed away from its marker is
+    // joined to it by a thin leader line. The labels themselves are painted
+    // over the playhead each frame (paintPeakLabels): a player paused at a
+    // peak keeps them readable.
+    cache_.labels = peakLabels(m, metrics);
     for (std::size_t i = 0; i < series_.size(); ++i) {
+        const QPointF marker = peakPoint(m, i);
+        const QColor colour = colourOf(i, palette);
+        if (!cache_.labels[i].besideMarker) {
+            painter.setPen(QPen(colour, 1, Qt::DotLine));
+            painter.drawLine(marker, leaderEnd(marker, cache_.labels[i].box));
+        }
         painter.setPen(QPen(palette.peak, 1.5));
-        painter.setBrush(colourOf(i, palette));
-        painter.drawEllipse(peakPoint(m, i), 4, 4);
-        // Labels sit clear of each other but may cross a curve: a backing keeps them readable.
+        painter.setBrush(colour);
+        painter.drawEllipse(marker, kMarkerRadius, kMarkerRadius);
+    }
+}
+
+void MemoryChartPainter::paintPeakLabels(QPainter &painter, const Palette &palette) const {
+    for (std::size_t i = 0; i < series_.size() && i < cache_.labels.size(); ++i) {
+        // Clear of the curves and the markers (placePeakLabels); the backing hides the grid and the playhead.
         QColor backing = palette.background;
-        backing.setAlpha(210);
+        backing.setAlpha(230);
         painter.setPen(Qt::NoPen);
         painter.setBrush(backing);
-        painter.drawRoundedRect(boxes[i].adjusted(-1, 0, 1, 0), 3, 3);
+        painter.drawRoundedRect(cache_.labels[i].box, 3, 3);
         painter.setPen(colourOf(i, palette).darker(palette.isDark() ? 80 : 120));
-        painter.drawText(boxes[i], Qt::AlignCenter, peakLabel(i));
+        painter.drawText(cache_.labels[i].box, Qt::AlignCenter, peakLabel(i));
     }
 }
 
@@ -336,6 +367,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         QPainter p(&cache_.image);
         p.setFont(painter.font());
         p.translate(-rect.topLeft());
+        cache_.labels.clear();
         if (!series_.empty() && m.plot.width() >= 10 && m.plot.height() >= 10)
             paintStatic(p, rect, m, palette);
     }
@@ -358,6 +390,7 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.bytesAt(step)))), 4.5, 4.5);
     }
+    paintPeakLabels(painter, palette);
     painter.restore();
 }
 

@@ -8,6 +8,7 @@
 #include "app/render/memory_chart_mapping.h"
 #include "app/render/memory_kinds.h"
 #include "app/render/palette.h"
+#include "app/render/peak_label_layout.h"
 #include "app/render/time_axis.h"
 
 #include <QFont>
@@ -57,9 +58,13 @@ public:
     MemoryChartMapping mapping(const QRectF &rect, const QFontMetricsF &metrics) const;
     // Where series `index`'s peak is drawn (middle of its peak op, at peak bytes).
     QPointF peakPoint(const MemoryChartMapping &mapping, std::size_t index) const;
-    // The peak labels' boxes: beside each marker, apart from each other (placeLabels).
-    std::vector<QRectF> peakLabelBoxes(const MemoryChartMapping &mapping, const QFontMetricsF &metrics,
-                                       const QRectF &rect) const;
+    // The peak labels: beside each marker where that is clear, else the
+    // nearest clear spot; never on each other, a marker or a curve (placePeakLabels).
+    std::vector<PeakLabel> peakLabels(const MemoryChartMapping &mapping, const QFontMetricsF &metrics) const;
+    // The curves as drawn (pixels): each series' predicted curve, then the measured ones shown.
+    std::vector<QPolygonF> curves(const MemoryChartMapping &mapping) const;
+    static constexpr double kCurvePenWidth = 2;
+    static constexpr double kMarkerRadius = 4;
     QString peakLabel(std::size_t index) const;
     // The panes share one model; a chain of unit nodes reads in nodes.
     bool sizesInNodes() const;
@@ -73,6 +78,8 @@ private:
     QPolygonF curve(const MemoryChartMapping &mapping, const Series &series, BytesAt bytesAt) const;
     void paintKinds(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
     void paintKindLegend(QPainter &painter, const MemoryChartMapping &mapping, const Palette &palette) const;
+    QRectF kindLegendBox(const MemoryChartMapping &mapping, const QFontMetricsF &metrics) const;
+    void paintPeakLabels(QPainter &painter, const Palette &palette) const;
     void paintStatic(QPainter &painter, const QRectF &rect, const MemoryChartMapping &mapping,
                      const Palette &palette) const;
 
@@ -82,6 +89,7 @@ private:
         qreal dpr = 0;
         QFont font;
         QImage image;
+        std::vector<PeakLabel> labels; // placed with the image, painted over the playhead
     };
     std::vector<Series> series_;
     std::vector<Measured> measured_;

@@ -40,14 +40,47 @@ private:
     std::string costUnit_;
 };
 
+// The curve of a model planned off the GUI thread, with a status line, a
+// progress bar and Cancel: the dialog's body, and a lesson's curve chapter.
+class FrontierPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FrontierPanel(std::shared_ptr<const Model> model, QWidget *parent = nullptr);
+    ~FrontierPanel() override; // stops the planner and waits for it
+    bool isComputing() const { return watcher_.isRunning(); }
+    FrontierChart *chart() const { return chart_; }
+    QString statusText() const;
+    void setStatus(const QString &text);
+    void cancel(); // while computing: the planner stops, computed(false) follows
+
+signals:
+    void computed(bool ok);
+
+private:
+    void onFinished();
+
+    std::shared_ptr<const Model> model_;
+    FrontierChart *chart_;
+    QLabel *status_;
+    QProgressBar *progress_;
+    // QtConcurrent would wrap our exceptions: the worker returns what happened.
+    struct Outcome {
+        std::optional<Frontier> frontier;
+        bool cancelled = false;
+        QString error;
+    };
+    QFutureWatcher<Outcome> watcher_;
+    std::shared_ptr<std::atomic<bool>> stop_;
+    std::shared_ptr<std::atomic<int>> done_; // permille
+};
+
 class FrontierDialog : public QDialog {
     Q_OBJECT
 public:
     FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent = nullptr);
-    ~FrontierDialog() override;
-    bool isComputing() const { return watcher_.isRunning(); }
-    FrontierChart *chart() const { return chart_; }
-    QString statusText() const;
+    bool isComputing() const { return panel_->isComputing(); }
+    FrontierChart *chart() const { return panel_->chart(); }
+    QString statusText() const { return panel_->statusText(); }
     // Write-then-rename (QSaveFile): a failed export leaves an old file intact.
     // Return false with the reason in the status line.
     bool exportPng(const QString &path, QSize size = {1200, 800});
@@ -60,24 +93,10 @@ signals:
     void computed(bool ok);
 
 private:
-    void onFinished();
-
-    std::shared_ptr<const Model> model_;
-    FrontierChart *chart_;
-    QLabel *status_;
-    QProgressBar *progress_;
+    FrontierPanel *panel_;
     QPushButton *close_;
     QPushButton *png_;
     QPushButton *csv_;
-    // QtConcurrent would wrap our exceptions: the worker returns what happened.
-    struct Outcome {
-        std::optional<Frontier> frontier;
-        bool cancelled = false;
-        QString error;
-    };
-    QFutureWatcher<Outcome> watcher_;
-    std::shared_ptr<std::atomic<bool>> stop_;
-    std::shared_ptr<std::atomic<int>> done_; // permille
 };
 
 // Adds "Trade-off curve..." (Ctrl+T) to `menu`, for the window's model.

@@ -2,7 +2,6 @@
 
 #include "app/render/schedule_painter.h"
 
-#include <QImage>
 #include <QPainter>
 
 #include <cmath>
@@ -26,18 +25,22 @@ void LegendWidget::setShowsSavedInternals(bool shows) {
     update();
 }
 
+bool LegendWidget::isCompactAt(int width) const {
+    // The full texts when they fit on one line, else the short ones: on a
+    // projector (larger text) the legend keeps to one line and leaves the room to the panes.
+    const double oneLine = render::SchedulePainter::legendHeight(font(), 1e6, false, showsSavedInternals_);
+    return render::SchedulePainter::legendHeight(font(), width - 8, false, showsSavedInternals_) > oneLine + 0.5;
+}
+
 int LegendWidget::heightForWidth(int width) const {
-    // Measure by laying the legend out on a scratch image.
-    QImage scratch(1, 1, QImage::Format_ARGB32_Premultiplied);
-    QPainter painter(&scratch);
-    painter.setFont(font());
     return static_cast<int>(std::ceil(
-        render::SchedulePainter::paintLegend(painter, QRectF(4, 0, width - 8, 0), palette_, false, showsSavedInternals_)));
+        render::SchedulePainter::legendHeight(font(), width - 8, isCompactAt(width), showsSavedInternals_)));
 }
 
 void LegendWidget::paintEvent(QPaintEvent *) {
     QPainter painter(this);
-    render::SchedulePainter::paintLegend(painter, QRectF(rect()).adjusted(4, 0, -4, 0), palette_, false, showsSavedInternals_);
+    render::SchedulePainter::paintLegend(painter, QRectF(rect()).adjusted(4, 0, -4, 0), palette_, isCompactAt(width()),
+                                         showsSavedInternals_);
 }
 
 } // namespace remat::studio

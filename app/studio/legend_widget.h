@@ -15,6 +15,8 @@ public:
     void setShowsSavedInternals(bool shows);
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
+    // Short texts ("checkpoint", "recomputed (n×)") where the full ones need a second line.
+    bool isCompactAt(int width) const;
     QSize sizeHint() const override { return {800, heightForWidth(800)}; }
 
 protected:

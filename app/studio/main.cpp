@@ -1,6 +1,7 @@
 // remat-studio: animates gradient-checkpointing schedules and compares
 // strategies side by side.
 #include "app/export/headless_export.h"
+#include "app/studio/lesson_controller.h"
 #include "app/studio/main_window.h"
 
 #include <QApplication>
@@ -91,7 +92,13 @@ int main(int argc, char *argv[]) {
                                    QStringLiteral("name"));
     const QCommandLineOption presentation(QStringLiteral("presentation"),
                                           QStringLiteral("Start in presentation mode (F5 toggles it)."));
-    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation});
+    const QCommandLineOption lesson(QStringLiteral("lesson"),
+                                    QStringLiteral("Open a lesson (docs/lessons.md); with --export-gif DIR, one GIF "
+                                                   "per chapter."),
+                                    QStringLiteral("file"));
+    const QCommandLineOption chapter(QStringLiteral("chapter"), QStringLiteral("With --lesson: start at chapter N."),
+                                     QStringLiteral("N"), QStringLiteral("1"));
+    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation, lesson, chapter});
     parser.addPositionalArgument(
         QStringLiteral("file"),
         QStringLiteral("A model file to open, as File > Open model does (docs/model-format.md)."),
@@ -117,6 +124,13 @@ int main(int argc, char *argv[]) {
                         .arg(parser.positionalArguments().join(QLatin1Char(' '))));
     const QString modelFile = parser.positionalArguments().value(0);
     bool ok = true;
+    if (!modelFile.isEmpty() && parser.isSet(lesson))
+        return fail(QStringLiteral("give a model file or --lesson, not both (a lesson names its own models)"));
+    const int chapterValue = parser.value(chapter).toInt(&ok);
+    if (!ok || chapterValue < 1)
+        return fail(QStringLiteral("--chapter must be a chapter number from 1, got '%1'").arg(parser.value(chapter)));
+    if (parser.isSet(chapter) && !parser.isSet(lesson))
+        return fail(QStringLiteral("--chapter needs --lesson FILE"));
     const double atValue = parser.value(at).toDouble(&ok);
     if (!ok || atValue < 0 || atValue > 1)
         return fail(QStringLiteral("--at must be a number from 0 to 1, got '%1'").arg(parser.value(at)));
@@ -151,7 +165,7 @@ int main(int argc, char *argv[]) {
     options.scenario = parser.value(scenario);
     // A screenshot always shows the scenario asked for (or the default), never a user's session.
     options.restoreSession = !parser.isSet(fresh) && !parser.isSet(screenshot);
-    options.autoplay = !parser.isSet(screenshot);
+    options.autoplay = !parser.isSet(screenshot) && !parser.isSet(lesson); // a lesson waits for the lecturer
     remat::studio::MainWindow window(options);
     if (parser.isSet(theme))
         window.setTheme(static_cast<remat::studio::Theme>(themes.indexOf(parser.value(theme))));
@@ -164,6 +178,19 @@ int main(int argc, char *argv[]) {
         } else {
             window.openModelFile(modelFile);
         }
+    }
+    // A lesson opens at its first chapter (or --chapter), paused: Page Down starts it.
+    if (parser.isSet(lesson)) {
+        remat::studio::LessonController *controller = window.lesson();
+        const QString error = controller->open(parser.value(lesson), chapterValue - 1);
+        if (!error.isEmpty() && parser.isSet(screenshot))
+            return fail(error);
+        if (!error.isEmpty())
+            controller->openWithDialog(parser.value(lesson)); // says why in a dialog
+        else if (chapterValue > controller->chapterCount())
+            return fail(QStringLiteral("--chapter %1: the lesson has %2 chapters")
+                            .arg(chapterValue)
+                            .arg(controller->chapterCount()));
     }
     // A first launch has no saved geometry: open large enough for three panes
     // and the chart, within the screen.

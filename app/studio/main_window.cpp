@@ -340,6 +340,7 @@ void MainWindow::addPane(const PaneConfig &config) {
     PaneWidget *w = slot.widget;
     w->setConfig(config, layers_);
     w->setGraphModel(!model_->isChain());
+    w->setPresenting(presentation_.active);
     connect(w, &PaneWidget::configEdited, this, [this, w](const PaneConfig &c) { setPaneConfig(indexOfWidget(w), c); });
     connect(w, &PaneWidget::removeRequested, this, [this, w] { removePane(indexOfWidget(w)); });
     connect(w, &PaneWidget::nodeClicked, this, [this, w](NodeId node) { onNodeClicked(w, node); });
@@ -372,7 +373,8 @@ void MainWindow::rebuildPaneGrid() {
     while (paneGrid_->count() > 0)
         delete paneGrid_->takeAt(0);
     const int count = paneCount();
-    const int columns = count <= 3 ? count : 2;
+    // Four panes make a 2 x 2 grid, or one row on a projector's wide screen (taller pictures).
+    const int columns = count <= 3 || presentation_.active ? count : 2;
     for (int i = 0; i < count; ++i) {
         paneGrid_->addWidget(slots_[static_cast<std::size_t>(i)].widget, i / columns, i % columns);
         slots_[static_cast<std::size_t>(i)].widget->setRemovable(count > 1);
@@ -620,8 +622,9 @@ void MainWindow::showError(const QString &message) {
 
 void MainWindow::closeEvent(QCloseEvent *event) {
     player_->pause();
+    const bool presenting = presentationMode();
     setPresentationMode(false); // the session keeps the full window's layout
-    saveSession(*this);
+    saveSession(*this, presenting);
     event->accept();
 }
 

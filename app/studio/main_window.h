@@ -28,6 +28,7 @@ class QToolButton;
 namespace remat::studio {
 
 class LegendWidget;
+class LessonController;
 class MemoryChartView;
 class PaneWidget;
 class SummaryTable;
@@ -58,6 +59,8 @@ public:
     const PaneConfig &paneConfig(int index) const { return slots_[static_cast<std::size_t>(index)].config; }
     SummaryTable *summaryTable() const { return table_; }
     MemoryChartView *chart() const { return chart_; }
+    // The open lesson and its clicker keys (app/studio/lesson_controller.h).
+    LessonController *lesson() const { return lesson_; }
     int layers() const { return layers_; }
     bool isSimulating() const { return watcher_.isRunning(); }
 
@@ -87,6 +90,8 @@ public:
     // or pane controls; the panes take most of the height; text is larger.
     void setPresentationMode(bool on);
     bool presentationMode() const { return presentation_.active; }
+    // Presentation mode's split: a third of the window for the memory chart, the rest for the panes.
+    void dividePresentation();
     static constexpr double kPresentationTextScale = 1.25;
     // Below this four panes' pictures no longer read (fits a 1366x768 laptop).
     static constexpr QSize kMinimumSize{960, 640};
@@ -174,6 +179,7 @@ private:
         QFont font, statusFont;
     } presentation_;
     QAction *presentationAction_ = nullptr;
+    LessonController *lesson_ = nullptr;
     QPalette systemPalette_;
     QString systemStyle_;
 };

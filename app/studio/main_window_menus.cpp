@@ -6,6 +6,7 @@
 #include "app/studio/player_keys.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/frontier_view.h"
+#include "app/studio/lesson_controller.h"
 #include "app/studio/scaling_view.h"
 
 #include <QAction>
@@ -23,6 +24,8 @@ namespace remat::studio {
 void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     buildModelMenu(file); // app/studio/model_actions.cpp
+    file->addSeparator();
+    lesson_ = new LessonController(*this, file); // File > Open lesson, Lessons, Close lesson
     file->addSeparator();
     addExportActions(file, *this); // app/studio/export_dialog.h
     file->addSeparator();
@@ -78,7 +81,7 @@ void MainWindow::buildMenus() {
     shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
     shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
     shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
-    new PlayerKeys(this, playerActions); // the keys work whatever has focus (app/studio/player_keys.h)
+    auto *keys = new PlayerKeys(this, playerActions); // the keys work whatever has focus (app/studio/player_keys.h)
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     themeGroup_ = new QActionGroup(this);
@@ -135,6 +138,14 @@ void MainWindow::buildMenus() {
     presentationAction_->setToolTip(tr("Larger nodes and text for a projector: hides the table, the toolbar and "
                                        "the panes' controls"));
     addAction(presentationAction_);
+    QAction *fullScreen = view->addAction(tr("&Full screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreen->setObjectName("fullScreen");
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcut(QKeySequence(Qt::Key_F11)); // with F5 on a projector: the whole screen is the slide
+    addAction(fullScreen);
+    lesson_->takeKeys(playerActions, keys); // a clicker's keys in a lesson, B and Escape
 }
 
 } // namespace remat::studio

@@ -4,6 +4,7 @@
 #include "app/studio/legend_widget.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
+#include "app/studio/resource_files.h"
 #include "core/errors.h"
 #include "core/model_io.h"
 #include "core/strategy_registry.h"
@@ -41,16 +42,7 @@ std::string graphStrategyFor(const std::string &chainStrategy) {
 } // namespace
 
 QString MainWindow::examplesDirectory() {
-    const QString installed =
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/remat/models"));
-    if (QFileInfo(installed).isDir())
-        return QDir::cleanPath(installed);
-#ifdef REMAT_SOURCE_DIR
-    const QString source = QStringLiteral(REMAT_SOURCE_DIR "/resources/models");
-    if (QFileInfo(source).isDir())
-        return source;
-#endif
-    return {};
+    return resourceDirectory(QStringLiteral("models"));
 }
 
 void MainWindow::showMessageBox(const QString &title, const QString &text, bool error) {
@@ -172,23 +164,10 @@ void MainWindow::buildModelMenu(QMenu *file) {
     import->setShortcut(QKeySequence(tr("Ctrl+I")));
     QMenu *examples = file->addMenu(tr("&Examples"));
     examples->setObjectName("examplesMenu");
-    const QDir dir(examplesDirectory());
-    const QStringList files = dir.path().isEmpty() || examplesDirectory().isEmpty()
-                                  ? QStringList()
-                                  : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
-    for (const QString &name : files) {
-        const QString path = dir.filePath(name);
-        QString title = QFileInfo(name).completeBaseName();
-        try {
-            title = QString::fromStdString(loadModelFile(path.toStdString()).name); // the file's own name
-        } catch (const std::exception &) {
-            // Listed under its file name; opening it says what is wrong.
-        }
-        QAction *a = examples->addAction(title, this, [this, path] { openModelFile(path); });
-        a->setData(path);
-    }
-    if (files.isEmpty())
-        examples->addAction(tr("(no example models found)"))->setEnabled(false);
+    addFileEntries(
+        examples, examplesDirectory(),
+        [](const QString &path) { return loadModelFile(path.toStdString()).name; }, // the file's own name
+        [this](const QString &path) { openModelFile(path); }, tr("(no example models found)"));
     file->addAction(tr("&Uniform chain of n layers"), this,
                     [this] { setModel(std::make_shared<const Model>(Model::chain(layers_)), QString()); });
 }

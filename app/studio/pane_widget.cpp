@@ -279,7 +279,7 @@ void PaneWidget::setRemovable(bool removable) {
 
 void PaneWidget::setPresenting(bool on) {
     controls_->setVisible(!on);
-    narrationLines_ = on ? 2 : 3;
+    narrationLines_ = 3; // a narrow pane's narration needs three lines at the larger size too
     narration_->setMinimumHeight(fontMetrics().lineSpacing() * narrationLines_);
 }
 

@@ -29,8 +29,8 @@ public:
     void setStep(std::int64_t step);
     void setPalette(const render::Palette &palette, QColor seriesColor);
     void setRemovable(bool removable);
-    // Presentation mode: no strategy and parameter row, two lines of
-    // narration kept free instead of three (the text is larger).
+    // Presentation mode: no strategy and parameter row; three lines of
+    // narration stay free at the larger text.
     void setPresenting(bool on);
     // Strategies that plan only chains are greyed out while the model is a DAG.
     void setGraphModel(bool graph);

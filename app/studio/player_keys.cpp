@@ -34,6 +34,10 @@ PlayerKeys::PlayerKeys(QWidget *window, QList<QAction *> actions)
     qApp->installEventFilter(this);
 }
 
+void PlayerKeys::addActions(const QList<QAction *> &actions) {
+    actions_ << actions;
+}
+
 PlayerKeys::~PlayerKeys() {
     qApp->removeEventFilter(this);
 }
@@ -41,7 +45,7 @@ PlayerKeys::~PlayerKeys() {
 QAction *PlayerKeys::actionFor(const QKeyEvent &key) const {
     const QKeySequence pressed(QKeyCombination(key.modifiers() & ~Qt::KeypadModifier, Qt::Key(key.key())));
     for (QAction *a : actions_)
-        if (a->isEnabled() && a->shortcut() == pressed)
+        if (a->isEnabled() && a->shortcuts().contains(pressed))
             return a;
     return nullptr;
 }

@@ -20,6 +20,9 @@ public:
     // triggers the one of `actions` whose shortcut is the key pressed.
     PlayerKeys(QWidget *window, QList<QAction *> actions);
     ~PlayerKeys() override;
+    // More keys that work whatever has focus (a lesson's clicker keys); a
+    // disabled action lets its key through to the next one with that key.
+    void addActions(const QList<QAction *> &actions);
 
     // The text field being edited (keeps the player's keys), or null.
     QWidget *editedField() const { return editing_; }

@@ -1,10 +1,12 @@
 #include "app/studio/settings.h"
 
+#include "app/studio/lesson_controller.h"
 #include "app/studio/main_window.h"
 #include "core/strategy_registry.h"
 
 #include <QSettings>
 #include <QSplitter>
+#include <QStatusBar>
 
 namespace remat::studio {
 
@@ -59,10 +61,17 @@ bool restoreSession(MainWindow &window) {
     // A model file that has gone since is reported by openModelFile; the chain stays.
     if (const QString file = settings.value("model/file").toString(); !file.isEmpty())
         window.openModelFile(file);
+    // The lesson where it was left (it sets the panes itself); one that no longer loads is said in the status bar.
+    if (const QString lesson = settings.value("lesson/file").toString(); !lesson.isEmpty())
+        if (const QString error = window.lesson()->open(lesson, settings.value("lesson/chapter", 0).toInt());
+            !error.isEmpty())
+            window.statusBar()->showMessage(QObject::tr("The last lesson did not open: %1").arg(error), 10000);
+    if (settings.value("view/presentation", false).toBool())
+        window.setPresentationMode(true);
     return true;
 }
 
-void saveSession(const MainWindow &window) {
+void saveSession(const MainWindow &window, bool presenting) {
     QSettings settings;
     settings.setValue("version", kVersion);
     settings.setValue("window/geometry", window.saveGeometry());
@@ -70,6 +79,9 @@ void saveSession(const MainWindow &window) {
     if (auto *splitter = window.findChild<QSplitter *>("mainSplitter"))
         settings.setValue("window/splitter", splitter->saveState());
     settings.setValue("view/theme", static_cast<int>(window.theme()));
+    settings.setValue("view/presentation", presenting);
+    settings.setValue("lesson/file", window.lesson()->file());
+    settings.setValue("lesson/chapter", window.lesson()->chapter());
     settings.setValue("player/syncByTime", window.syncByTime());
     settings.setValue("player/speed", window.player()->speed());
     settings.setValue("model/layers", window.layers());

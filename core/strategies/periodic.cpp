@@ -43,7 +43,8 @@ protected:
         const int n = model.layers();
         Schedule s;
         s.checkpoints = checkpointsFor(n, params);
-        s.description = "every " + std::to_string(params.every.value_or(defaultEvery(n))) + " nodes";
+        const int k = params.every.value_or(defaultEvery(n));
+        s.description = k == 1 ? std::string("every node") : "every " + std::to_string(k) + " nodes";
         s.ops = insertFrees(model, planners::segmentOrder(model, s.checkpoints), lastCheckpoint(s.checkpoints));
         return s;
     }

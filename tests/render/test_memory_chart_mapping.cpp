@@ -3,8 +3,10 @@
 #include "app/render/memory_chart_painter.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "tests/common/peak_label_checks.h"
 
 #include <QFontMetricsF>
+#include <QPainterPathStroker>
 #include <QtTest>
 
 using namespace remat;
@@ -143,74 +145,155 @@ private slots:
             QVERIFY(m.bytesToY(double(timeline->bytesAt(s))) >= p.y());
     }
 
-    // Peak labels never overlap each other or another peak's marker, stay
-    // inside the chart, and a label with room stays where it wants to be.
-    void peakLabelsAvoidEachOther_data() {
+    // The placement on made-up charts: peaks crowded together, near the
+    // edges, and under other curves. Every label lands clear of the others,
+    // the markers and the curves; a label with room stays beside its marker.
+    void peakLabelsAvoidEachOtherAndTheCurves_data() {
         QTest::addColumn<QList<QPointF>>("peaks");
-        QTest::newRow("alone") << QList<QPointF>{{300, 100}};
-        QTest::newRow("same point x4") << QList<QPointF>{{300, 100}, {300, 100}, {300, 100}, {300, 100}};
-        QTest::newRow("close") << QList<QPointF>{{300, 100}, {305, 103}, {298, 96}, {310, 100}};
-        QTest::newRow("near the top") << QList<QPointF>{{300, 32}, {302, 31}, {304, 33}};
-        QTest::newRow("near the right edge") << QList<QPointF>{{780, 120}, {782, 118}, {785, 121}};
-        QTest::newRow("far apart") << QList<QPointF>{{100, 150}, {400, 60}, {700, 100}};
+        QTest::addColumn<bool>("flatCurvesThroughPeaks");
+        QTest::newRow("alone") << QList<QPointF>{{300, 100}} << false;
+        QTest::newRow("same point x4") << QList<QPointF>{{300, 100}, {300, 100}, {300, 100}, {300, 100}} << false;
+        QTest::newRow("close") << QList<QPointF>{{300, 100}, {305, 103}, {298, 96}, {310, 100}} << true;
+        QTest::newRow("near the top") << QList<QPointF>{{300, 52}, {302, 51}, {304, 53}} << true;
+        QTest::newRow("near the right edge") << QList<QPointF>{{780, 120}, {782, 118}, {785, 121}} << true;
+        QTest::newRow("far apart") << QList<QPointF>{{100, 150}, {400, 60}, {700, 100}} << false;
     }
 
-    void peakLabelsAvoidEachOther() {
+    void peakLabelsAvoidEachOtherAndTheCurves() {
         QFETCH(QList<QPointF>, peaks);
+        QFETCH(bool, flatCurvesThroughPeaks);
         const QRectF bounds(0, 30, 800, 170);
-        const double w = 80, h = 14;
-        std::vector<QRectF> wanted, markers;
-        std::vector<double> flip;
+        const QSizeF size(80, 14);
+        std::vector<QPointF> markers(peaks.begin(), peaks.end());
+        std::vector<QPolygonF> curves;
         for (const QPointF &p : peaks) {
-            const bool right = p.x() + 7 + w <= bounds.right();
-            wanted.emplace_back(right ? p.x() + 7 : p.x() - 7 - w, p.y() - h - 2, w, h);
-            markers.emplace_back(p.x() - 5, p.y() - 5, 10, 10);
-            flip.push_back(right ? -(14 + w) : 14 + w);
+            // A tent through the peak, or a line across the whole plot at its height.
+            QPolygonF line;
+            if (flatCurvesThroughPeaks)
+                line << QPointF(bounds.left(), p.y()) << QPointF(bounds.right(), p.y());
+            else
+                line << QPointF(p.x() - 60, bounds.bottom()) << p << QPointF(p.x() + 60, bounds.bottom());
+            curves.push_back(line);
         }
-        const std::vector<QRectF> boxes = render::placeLabels(wanted, markers, bounds, flip);
-        QCOMPARE(boxes.size(), wanted.size());
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
-            QVERIFY2(bounds.contains(boxes[i]), qPrintable(QString("label %1 leaves the chart").arg(i)));
-            QCOMPARE(boxes[i].size(), wanted[i].size());
-            for (std::size_t j = 0; j < boxes.size(); ++j) {
+        const std::vector<render::PeakLabel> labels =
+            render::placePeakLabels(markers, std::vector<QSizeF>(markers.size(), size), 5, curves, 2, {}, bounds);
+        QCOMPARE(labels.size(), markers.size());
+        QPainterPathStroker stroker;
+        stroker.setWidth(2);
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            const QRectF box = labels[i].box;
+            QVERIFY2(bounds.contains(box), qPrintable(QString("label %1 leaves the chart").arg(i)));
+            QCOMPARE(box.size(), size);
+            for (std::size_t j = 0; j < labels.size(); ++j) {
                 if (j != i)
-                    QVERIFY2(!boxes[i].intersects(boxes[j]),
+                    QVERIFY2(!box.intersects(labels[j].box),
                              qPrintable(QString("labels %1 and %2 overlap").arg(i).arg(j)));
-                QVERIFY2(!boxes[i].intersects(markers[j]),
+                QVERIFY2(!box.intersects(QRectF(markers[j] - QPointF(5, 5), QSizeF(10, 10))),
                          qPrintable(QString("label %1 covers marker %2").arg(i).arg(j)));
+                QPainterPath path;
+                path.addPolygon(curves[j]);
+                QVERIFY2(!stroker.createStroke(path).intersects(box),
+                         qPrintable(QString("label %1 lies on curve %2").arg(i).arg(j)));
             }
-            // Each stays near its own peak: within a few label heights.
-            QVERIFY(std::abs(boxes[i].center().y() - wanted[i].center().y()) <= 5 * (h + 1));
+            if (labels[i].besideMarker)
+                QVERIFY(QLineF(markers[i], render::leaderEnd(markers[i], box)).length() <= 9);
         }
         if (peaks.size() == 1 || QTest::currentDataTag() == QByteArray("far apart"))
-            for (std::size_t i = 0; i < boxes.size(); ++i)
-                QCOMPARE(boxes[i], wanted[i]);
+            for (const render::PeakLabel &label : labels)
+                QVERIFY(label.besideMarker);
     }
 
-    // The painter's own boxes, for three strategies whose peaks are equal (the
-    // case that overlapped): apart from each other.
-    void chartPeakLabelsDoNotOverlap() {
-        auto model = std::make_shared<const Model>(Model::chain(16));
+    // The column coverage says a box touches a curve exactly when Qt's stroke
+    // of the curve (with the margin) meets it: steps, slopes and verticals.
+    void curveCoverageAgreesWithTheStroke() {
+        QPolygonF curve;
+        curve << QPointF(10, 150) << QPointF(60, 150) << QPointF(60, 80) << QPointF(140, 80) << QPointF(220, 20)
+              << QPointF(220.4, 140) << QPointF(300, 140);
+        const render::CurveCoverage coverage(QRectF(0, 0, 320, 200), {curve}, 2);
+        QPainterPathStroker stroker;
+        stroker.setWidth(4);
+        QPainterPath path;
+        path.addPolygon(curve);
+        const QPainterPath stroke = stroker.createStroke(path);
+        int disagreements = 0, touching = 0;
+        for (double x = 0; x < 300; x += 7)
+            for (double y = 0; y < 180; y += 5) {
+                const QRectF box(x, y, 23, 9);
+                const bool exact = stroke.intersects(box);
+                touching += exact;
+                // The coverage is whole pixel columns: it may only err on the safe side.
+                if (exact && !coverage.touches(box))
+                    ++disagreements;
+            }
+        QVERIFY(touching > 50);
+        QCOMPARE(disagreements, 0);
+        QVERIFY(!coverage.touches(QRectF(70, 100, 40, 30))); // under the step, clear of it
+        QVERIFY(coverage.touches(QRectF(70, 75, 40, 4)));    // on it
+    }
+
+    // The axis leaves the asked headroom above the highest value.
+    void headroomStaysFree_data() {
+        QTest::addColumn<qint64>("maxBytes");
+        QTest::addColumn<double>("plotHeight");
+        QTest::newRow("18 nodes, short plot") << qint64(18) << 90.0;
+        QTest::newRow("18 nodes, tall plot") << qint64(18) << 400.0;
+        QTest::newRow("9.57 GiB") << qint64(10275000000) << 150.0;
+        QTest::newRow("1 node") << qint64(1) << 120.0;
+    }
+
+    void headroomStaysFree() {
+        QFETCH(qint64, maxBytes);
+        QFETCH(double, plotHeight);
+        const QRectF plot(40, 20, 800, plotHeight);
+        const double headroom = 22;
+        const MemoryChartMapping m = MemoryChartMapping::make(plot, 100, maxBytes, headroom);
+        QVERIFY2(m.bytesToY(double(maxBytes)) - plot.top() >= headroom - 1e-6,
+                 qPrintable(QString("%1 px free").arg(m.bytesToY(double(maxBytes)) - plot.top())));
+        QVERIFY(m.bytesTop <= MemoryChartMapping::make(plot, 100, maxBytes, headroom * 4).bytesTop);
+    }
+
+    // The painter's own labels on real schedules, among them the case that
+    // overlapped (three equal peaks) and the seed strategies whose labels lay
+    // on each other's curves, at the sizes of a window and a GIF.
+    void chartPeakLabelsAreClear_data() {
+        QTest::addColumn<QStringList>("strategies");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<QSizeF>("size");
+        for (const QSizeF size : {QSizeF(800, 200), QSizeF(1260, 240), QSizeF(1900, 360), QSizeF(944, 150)}) {
+            const QString at = QStringLiteral(" %1x%2").arg(size.width()).arg(size.height());
+            QTest::addRow("three equal peaks%s", qPrintable(at))
+                << QStringList{"store-all", "store-all", "store-all"} << 16 << size;
+            QTest::addRow("seed%s", qPrintable(at))
+                << QStringList{"store-all", "recompute-all", "periodic"} << 16 << size;
+            QTest::addRow("four n=64%s", qPrintable(at))
+                << QStringList{"store-all", "recompute-all", "periodic", "revolve"} << 64 << size;
+            QTest::addRow("n=8%s", qPrintable(at)) << QStringList{"store-all", "recompute-all"} << 8 << size;
+        }
+    }
+
+    void chartPeakLabelsAreClear() {
+        QFETCH(QStringList, strategies);
+        QFETCH(int, layers);
+        QFETCH(QSizeF, size);
+        auto model = std::make_shared<const Model>(Model::chain(layers));
         std::vector<render::MemoryChartPainter::Series> series;
-        for (const char *name : {"store-all", "store-all", "store-all"}) {
-            auto schedule =
-                std::make_shared<const Schedule>(StrategyRegistry::builtin().get(name).makeSchedule(*model, {}));
+        for (const QString &name : strategies) {
+            auto schedule = std::make_shared<const Schedule>(
+                StrategyRegistry::builtin().get(name.toStdString()).makeSchedule(*model, {}));
             const Replay replay = Simulator::replay(model, schedule);
             series.push_back({std::make_shared<const Timeline>(replay.timeline), name, replay.summary.peakBytes,
                               replay.summary.peakStep});
         }
-        render::MemoryChartPainter chart;
-        chart.setSeries(series, TimeAxis::Cost);
-        QFont font;
-        font.setPixelSize(12);
-        const QFontMetricsF metrics(font);
-        const QRectF rect(0, 0, 800, 200);
-        const MemoryChartMapping m = chart.mapping(rect, metrics);
-        const std::vector<QRectF> boxes = chart.peakLabelBoxes(m, metrics, rect);
-        QCOMPARE(boxes.size(), std::size_t{3});
-        for (std::size_t i = 0; i < 3; ++i)
-            for (std::size_t j = i + 1; j < 3; ++j)
-                QVERIFY(!boxes[i].intersects(boxes[j]));
+        for (const TimeAxis axis : {TimeAxis::Cost, TimeAxis::Ops}) {
+            render::MemoryChartPainter chart;
+            chart.setSeries(series, axis);
+            QFont font;
+            font.setPixelSize(15);
+            const QFontMetricsF metrics(font);
+            const MemoryChartMapping m = chart.mapping(QRectF(QPointF(0, 0), size), metrics);
+            const QString problem = test::peakLabelProblem(chart, m, metrics);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
     }
 
     // A measured curve above the prediction raises the axis: a mismatch is never clipped.

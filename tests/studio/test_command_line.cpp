@@ -50,7 +50,7 @@ private slots:
         const Run run = studio({QStringLiteral("--help")});
         QCOMPARE(run.exitCode, 0);
         for (const char *option : {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv",
-                                   "--export-json", "--screenshot", "--presentation", "file"})
+                                   "--export-json", "--screenshot", "--presentation", "file", "--lesson", "--chapter"})
             QVERIFY2(run.out.contains(QLatin1String(option)), option);
     }
 
@@ -108,6 +108,42 @@ private slots:
                 run.err.trimmed().split(QLatin1Char('\n')).filter(QStringLiteral("remat-studio:"));
             QCOMPARE(lines.size(), 1);
             QVERIFY2(lines.first().contains(file), qPrintable(run.err));
+            QVERIFY(!QFile::exists(shot));
+        }
+    }
+
+    // --lesson FILE [--chapter N]: the chapter is in the screenshot; a lesson that
+    // does not load, or a chapter it does not have, is one line and status 2.
+    void aLessonOpensAtItsChapter() {
+        QTemporaryDir dir;
+        const QString lesson =
+            qEnvironmentVariable("REMAT_SOURCE_DIR") + QStringLiteral("/resources/lessons/gradient-checkpointing.json");
+        QStringList shots;
+        for (const char *chapter : {"1", "3"}) {
+            shots << dir.filePath(QStringLiteral("chapter%1.png").arg(QLatin1String(chapter)));
+            const Run run = studio({QStringLiteral("--lesson"), lesson, QStringLiteral("--chapter"),
+                                    QLatin1String(chapter), QStringLiteral("--screenshot"), shots.last()});
+            QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        }
+        QVERIFY(QImage(shots[0]) != QImage(shots[1]));
+
+        QFile bad(dir.filePath("bad.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"format": "remat-lesson", "title": "x", "chapters": {}})");
+        bad.close();
+        const QString shot = dir.filePath(QStringLiteral("no.png"));
+        for (const auto &[args, message] : std::vector<std::pair<QStringList, QString>>{
+                 {{"--lesson", bad.fileName()}, bad.fileName() + ": /chapters: expected an array of 1 to"},
+                 {{"--lesson", lesson, "--chapter", "7"}, "--chapter 7: the lesson has 6 chapters"},
+                 {{"--lesson", lesson, "--chapter", "0"}, "--chapter must be a chapter number from 1"},
+                 {{"--chapter", "2"}, "--chapter needs --lesson FILE"},
+                 {{"--lesson", lesson, example("mlp-uniform.json")}, "give a model file or --lesson, not both"}}) {
+            const Run run = studio(args + QStringList{QStringLiteral("--screenshot"), shot});
+            QCOMPARE(run.exitCode, 2);
+            const QStringList lines =
+                run.err.trimmed().split(QLatin1Char('\n')).filter(QStringLiteral("remat-studio:"));
+            QCOMPARE(lines.size(), 1);
+            QVERIFY2(lines.first().contains(message), qPrintable(run.err));
             QVERIFY(!QFile::exists(shot));
         }
     }

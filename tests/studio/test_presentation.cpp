@@ -5,6 +5,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/pane_widget.h"
 #include "app/studio/summary_table.h"
+#include "tests/studio/projector_checks.h"
 #include "tests/studio/studio_test_main.h"
 
 #include <QHeaderView>
@@ -76,6 +77,62 @@ private slots:
         QVERIFY(window.pane(0)->findChild<QWidget *>("strategy")->isVisible());
         QCOMPARE(QFontInfo(narrationOf(window, 3)->font()).pixelSize(), text);
         QTRY_COMPARE(pitchOf(window, 3), pitch);
+    }
+
+    // On a projector at 1280 x 720 and 1920 x 1080: the chart has a third of
+    // the window, the legend one line, and no peak label lies on another
+    // label or on a curve; checked on the window as shown (screenshots under
+    // $REMAT_TEST_SCREENSHOTS), also after a resize while presenting (a
+    // window moved to the projector).
+    void projectorLayout_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("model"); // a file of resources/models, "" for the scenario's chain
+        QTest::addColumn<bool>("resizedWhilePresenting");
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+            const QString at = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+            QTest::addRow("seed %s", qPrintable(at)) << size << "seed"
+                                                     << "" << false;
+            QTest::addRow("seed %s, resized", qPrintable(at)) << size << "seed"
+                                                              << "" << true;
+            QTest::addRow("optimal n=64 %s", qPrintable(at)) << size << "optimal"
+                                                             << "" << false;
+            QTest::addRow("deep-all n=512 %s", qPrintable(at)) << size << "deep-all"
+                                                               << "" << false;
+            QTest::addRow("RoBERTa %s", qPrintable(at)) << size << "seed"
+                                                        << "roberta-base-seq512.json" << false;
+            QTest::addRow("U-Net %s", qPrintable(at)) << size << "seed"
+                                                      << "unet-batch8.json" << false;
+        }
+    }
+
+    void projectorLayout() {
+        QFETCH(QSize, size);
+        QFETCH(QString, scenario);
+        QFETCH(QString, model);
+        QFETCH(bool, resizedWhilePresenting);
+        MainWindow window(remat::testing::freshWindow());
+        window.resize(resizedWhilePresenting ? MainWindow::kMinimumSize : size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.loadScenario(*studio::findScenario(studio::builtinScenarios(), scenario));
+        if (!model.isEmpty())
+            QVERIFY(window.tryOpenModelFile(MainWindow::examplesDirectory() + "/" + model).isEmpty());
+        if (scenario == "seed") {
+            studio::PaneConfig revolve;
+            revolve.strategy = model.isEmpty() ? "revolve" : "auto";
+            window.addPane(revolve); // four panes: the tightest row
+        }
+        window.setPresentationMode(true);
+        if (resizedWhilePresenting)
+            window.resize(size);
+        QTRY_COMPARE(window.size(), size);
+        QTRY_VERIFY(!window.isSimulating());
+        QTRY_VERIFY(window.chart()->height() * 3 >= window.height()); // settled: the split follows a resize
+        window.player()->seekTime(0.4 * window.player()->endTime());
+        const QString problem =
+            remat::testing::projectorProblem(window, QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-'));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void theWindowKeepsAUsableSize() {

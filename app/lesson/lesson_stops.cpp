@@ -1,0 +1,39 @@
+#include "app/lesson/lesson_stops.h"
+
+#include <vector>
+
+namespace remat::lesson {
+
+std::optional<std::int64_t> stopStep(const Timeline &timeline, StopKind kind) {
+    const Model &model = timeline.model();
+    switch (kind) {
+    case StopKind::Peak: {
+        std::optional<std::int64_t> peak;
+        for (std::int64_t s = 0; s < timeline.steps(); ++s)
+            if (!peak || timeline.bytesAt(s) > timeline.bytesAt(*peak))
+                peak = s;
+        return peak;
+    }
+    case StopKind::FirstRecomputation: {
+        std::vector<std::uint8_t> computed(static_cast<std::size_t>(model.forwardCount()), 0);
+        computed[model.inputNode()] = 1; // a_0 is given; computing it would be a recomputation
+        for (std::int64_t s = 0; s < timeline.steps(); ++s) {
+            const Op op = timeline.op(s);
+            if (op.kind != OpKind::Compute || model.isBackward(op.node))
+                continue;
+            if (computed[op.node])
+                return s;
+            computed[op.node] = 1;
+        }
+        return std::nullopt;
+    }
+    case StopKind::ForwardEnd:
+        for (std::int64_t s = 0; s < timeline.steps(); ++s)
+            if (const Op op = timeline.op(s); op.kind == OpKind::Compute && op.node == model.outputNode())
+                return s;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+} // namespace remat::lesson

@@ -1,0 +1,401 @@
+#include "app/studio/lesson_controller.h"
+
+#include "app/export/lesson_export.h"
+#include "app/studio/frontier_view.h"
+#include "app/studio/legend_widget.h"
+#include "app/studio/lesson_caption.h"
+#include "app/studio/main_window.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/player_keys.h"
+#include "app/studio/resource_files.h"
+#include "app/studio/screen_blank.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace remat::studio {
+
+namespace {
+
+using exporting::kSameMoment;
+
+QString qs(const std::string &s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+QString LessonController::lessonsDirectory() {
+    return resourceDirectory(QStringLiteral("lessons"));
+}
+
+LessonController::LessonController(MainWindow &window, QMenu *fileMenu) : QObject(&window), window_(window) {
+    // The chapter's words above the legend; the curve page beside the panes, shown instead of them.
+    auto *layout = qobject_cast<QVBoxLayout *>(window.centralWidget()->layout());
+    caption_ = new LessonCaption(window.centralWidget());
+    caption_->hide();
+    layout->insertWidget(0, caption_);
+    curveHolder_ = new QWidget(window.centralWidget());
+    curveHolder_->setObjectName(QStringLiteral("lessonCurve"));
+    auto *holderLayout = new QVBoxLayout(curveHolder_);
+    holderLayout->setContentsMargins(0, 0, 0, 0);
+    curveHolder_->hide();
+    layout->insertWidget(layout->count() - 1, curveHolder_, 1); // above the player bar
+    blank_ = new ScreenBlank(&window);
+
+    QAction *open = fileMenu->addAction(tr("Open &lesson\u2026"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(&window_, tr("Open a lesson"), lessonsDirectory(),
+                                                          tr("Lessons (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openWithDialog(path);
+    });
+    open->setObjectName(QStringLiteral("openLesson"));
+    open->setShortcut(QKeySequence(tr("Ctrl+L")));
+    QMenu *shipped = fileMenu->addMenu(tr("Lesso&ns"));
+    shipped->setObjectName(QStringLiteral("lessonsMenu"));
+    addFileEntries(
+        shipped, lessonsDirectory(),
+        [](const QString &path) { return lesson::loadLessonFile(path.toStdString()).title; },
+        [this](const QString &path) { openWithDialog(path); }, tr("(no lessons found)"));
+    closeAction_ = fileMenu->addAction(tr("Close lesson"), this, &LessonController::close);
+    closeAction_->setObjectName(QStringLiteral("closeLesson"));
+    closeAction_->setEnabled(false);
+
+    Player *player = window.player();
+    connect(player, &Player::positionChanged, this, &LessonController::onPosition);
+    connect(player, &Player::rangeChanged, this, &LessonController::refreshStops);
+    connect(player, &Player::playingChanged, this, &LessonController::updateCaption);
+}
+
+void LessonController::takeKeys(const QList<QAction *> &playerActions, PlayerKeys *keys) {
+    // A menu of their own, before Help: Help > Keyboard shortcuts lists them from there.
+    auto *menu = new QMenu(tr("L&esson"), &window_);
+    menu->setObjectName(QStringLiteral("lessonMenu"));
+    window_.menuBar()->insertMenu(window_.menuBar()->actions().constLast(), menu);
+    auto action = [this, menu](const QString &text, const QString &name, QList<QKeySequence> shortcuts, auto slot) {
+        QAction *a = menu->addAction(text, this, slot);
+        a->setObjectName(name);
+        a->setShortcuts(shortcuts);
+        a->setShortcutContext(Qt::WindowShortcut);
+        window_.addAction(a);
+        return a;
+    };
+    navigation_ << action(tr("Next stop or chapter (also Space, \u2192)"), QStringLiteral("lessonNext"),
+                          {QKeySequence(Qt::Key_PageDown), QKeySequence(Qt::Key_Space), QKeySequence(Qt::Key_Right)},
+                          &LessonController::next)
+                << action(tr("Previous stop or chapter (also \u2190)"), QStringLiteral("lessonPrevious"),
+                          {QKeySequence(Qt::Key_PageUp), QKeySequence(Qt::Key_Left)}, &LessonController::previous)
+                << action(tr("First chapter"), QStringLiteral("lessonFirst"), {QKeySequence(Qt::Key_Home)},
+                          &LessonController::firstChapter)
+                << action(tr("Last chapter"), QStringLiteral("lessonLast"), {QKeySequence(Qt::Key_End)},
+                          &LessonController::lastChapter);
+    menu->addSeparator();
+    blankAction_ = action(tr("Blank the screen (also .)"), QStringLiteral("blankScreen"),
+                          {QKeySequence(Qt::Key_B), QKeySequence(Qt::Key_Period)}, &LessonController::toggleBlank);
+    escapeAction_ = action(tr("Leave presentation mode"), QStringLiteral("leavePresentation"),
+                           {QKeySequence(Qt::Key_Escape)}, &LessonController::leavePresentation);
+    QList<QAction *> all = navigation_;
+    all << blankAction_ << escapeAction_;
+    keys->addActions(all);
+    // The player's actions on the same keys rest while a lesson is open.
+    for (QAction *p : playerActions)
+        for (const QAction *mine : std::as_const(navigation_))
+            for (const QKeySequence &key : mine->shortcuts())
+                if (p->shortcuts().contains(key) && !restingPlayerActions_.contains(p))
+                    restingPlayerActions_ << p;
+    for (const char *name : {"presentationMode", "fullScreen"})
+        if (QAction *mode = window_.findChild<QAction *>(QLatin1String(name)))
+            connect(mode, &QAction::toggled, this, &LessonController::updateActions);
+    updateActions();
+}
+
+QString LessonController::open(const QString &path, int chapter) {
+    std::unique_ptr<const lesson::Lesson> loaded;
+    try {
+        loaded = std::make_unique<const lesson::Lesson>(lesson::loadLessonFile(path.toStdString()));
+    } catch (const std::exception &e) {
+        return QString::fromUtf8(e.what());
+    }
+    lesson_ = std::move(loaded);
+    file_ = QFileInfo(path).absoluteFilePath();
+    caption_->show();
+    updateActions();
+    say(tr("Lesson \u201C%1\u201D, %2 chapters: Page Down plays to the next stop, then the next chapter; Page Up "
+           "goes back; B blanks the screen.")
+            .arg(qs(lesson_->title))
+            .arg(chapterCount()));
+    showChapter(std::clamp(chapter, 0, chapterCount() - 1));
+    return {};
+}
+
+bool LessonController::openWithDialog(const QString &path) {
+    const QString error = open(path);
+    if (!error.isEmpty()) {
+        // Window-modal and non-blocking, like the model's: tests can read it.
+        auto *box =
+            new QMessageBox(QMessageBox::Warning, tr("Cannot open the lesson"), error, QMessageBox::Ok, &window_);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setTextFormat(Qt::PlainText);
+        box->open();
+    }
+    return error.isEmpty();
+}
+
+void LessonController::close() {
+    if (!lesson_)
+        return;
+    lesson_.reset();
+    file_.clear();
+    stopTimes_.clear();
+    caption_->hide();
+    showStage(false);
+    blank_->setBlank(false);
+    updateActions();
+    say(tr("Lesson closed; the panes stay as its last chapter left them."));
+}
+
+bool LessonController::isCurve() const {
+    return lesson_ && current().view == lesson::ChapterView::TradeOffCurve;
+}
+
+FrontierPanel *LessonController::curve() const {
+    return curve_.data();
+}
+
+bool LessonController::isBlank() const {
+    return blank_->isBlank();
+}
+
+int LessonController::stopsPassed() const {
+    const double now = window_.player()->time();
+    return static_cast<int>(
+        std::count_if(stopTimes_.begin(), stopTimes_.end(), [now](double t) { return t <= now + kSameMoment; }));
+}
+
+void LessonController::showChapter(int index, bool atEnd) {
+    if (!lesson_ || index < 0 || index >= chapterCount())
+        return;
+    Player *player = window_.player();
+    player->pause();
+    chapter_ = index;
+    const lesson::Chapter &chapter = current();
+    stopTimes_.clear();
+    lastTime_ = 0;
+    pendingEnd_ = atEnd;
+    caption_->setChapter(index, chapterCount(), qs(chapter.title), qs(chapter.caption));
+    showStage(chapter.view == lesson::ChapterView::TradeOffCurve);
+
+    // The chapter's scenario; its panes are added once the model is in place,
+    // so each is planned once. A curve chapter keeps one pane behind the
+    // curve, so the window stays whole when the lesson is closed there.
+    loading_ = true;
+    Scenario scenario;
+    scenario.id = QStringLiteral("lesson");
+    scenario.title = qs(chapter.title);
+    scenario.layers = chapter.model->layers();
+    window_.loadScenario(scenario);
+    if (!chapter.modelName.empty())
+        window_.setModel(chapter.model, qs(chapter.modelName));
+    window_.setSyncByTime(chapter.syncByCost);
+    window_.chart()->stackByKindAction()->setChecked(chapter.stackByKind);
+    if (chapter.panes.empty())
+        window_.addPane(PaneConfig{});
+    for (const lesson::Pane &pane : chapter.panes)
+        window_.addPane(PaneConfig{pane.strategy, pane.params});
+    loading_ = false;
+    refreshStops();
+    emit chapterShown(index);
+}
+
+void LessonController::showStage(bool curve) {
+    auto *splitter = window_.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+    auto *legend = window_.findChild<LegendWidget *>();
+    delete curve_;
+    if (curve) {
+        curve_ = new FrontierPanel(current().model, curveHolder_);
+        curveHolder_->layout()->addWidget(curve_);
+        connect(curve_, &FrontierPanel::computed, this, &LessonController::updateCaption);
+    }
+    curveHolder_->setVisible(curve);
+    splitter->setVisible(!curve);
+    legend->setVisible(!curve);
+    // The player bar (the layout's last item) has nothing to play under the curve.
+    auto *layout = window_.centralWidget()->layout();
+    if (QWidget *playerBar = layout->itemAt(layout->count() - 1)->widget())
+        playerBar->setVisible(!curve);
+}
+
+void LessonController::refreshStops() {
+    if (!lesson_ || loading_ || isCurve())
+        return;
+    const lesson::Chapter &chapter = current();
+    stopTimes_.clear();
+    if (window_.paneCount() != static_cast<int>(chapter.panes.size()))
+        return;
+    for (int i = 0; i < window_.paneCount(); ++i)
+        if (!window_.run(i))
+            return; // still planning (or failed: the pane says why)
+    Player *player = window_.player();
+    std::vector<const Timeline *> timelines;
+    for (int i = 0; i < window_.paneCount(); ++i)
+        timelines.push_back(window_.run(i)->timeline.get());
+    QStringList never;
+    stopTimes_ = exporting::chapterStopTimes(chapter, timelines, player->axis(), &never);
+    if (stopTimes_.empty() || player->endTime() - stopTimes_.back() > kSameMoment)
+        stopTimes_.push_back(player->endTime()); // the chapter's end is its last stop
+    // The chapter plays at the pace its author asked for, whatever the model's cost unit.
+    window_.setSpeed(std::max(0.5, player->endTime() / chapter.seconds));
+    if (!never.isEmpty())
+        say(tr("Stops that never happen in this chapter are skipped: %1").arg(never.join(QStringLiteral(", "))));
+    if (pendingEnd_) {
+        pendingEnd_ = false;
+        holdAt(player->endTime());
+    }
+    updateCaption();
+}
+
+void LessonController::holdAt(double time) {
+    Player *player = window_.player();
+    holding_ = true; // our own pause and seek are no news to onPosition
+    player->pause();
+    player->seekTime(time);
+    holding_ = false;
+    lastTime_ = player->time();
+    updateCaption();
+}
+
+void LessonController::onPosition() {
+    Player *player = window_.player();
+    const double now = player->time();
+    if (lesson_ && !holding_ && player->isPlaying())
+        for (const double stop : stopTimes_)
+            if (stop > lastTime_ + kSameMoment && stop <= now + kSameMoment) {
+                holdAt(stop); // playback pauses by itself here (back to the stop if a frame went past it)
+                return;
+            }
+    lastTime_ = player->time();
+    updateCaption();
+}
+
+void LessonController::next() {
+    if (!lesson_)
+        return;
+    if (isBlank()) {
+        blank_->setBlank(false);
+        return;
+    }
+    Player *player = window_.player();
+    const bool atChapterEnd =
+        isCurve() || (!stopTimes_.empty() && stopsPassed() >= static_cast<int>(stopTimes_.size()));
+    if (!isCurve() && stopTimes_.empty() && window_.isSimulating()) {
+        say(tr("Still planning this chapter\u2026"));
+        return;
+    }
+    if (atChapterEnd || stopTimes_.empty()) {
+        if (chapter_ + 1 < chapterCount())
+            showChapter(chapter_ + 1);
+        else
+            say(tr("The end of the lesson. Page Up goes back, Home to the first chapter."));
+        return;
+    }
+    const double now = player->time();
+    const auto upcoming = std::upper_bound(stopTimes_.begin(), stopTimes_.end(), now + kSameMoment);
+    if (player->isPlaying()) {
+        holdAt(*upcoming); // already on the way: be there now
+        return;
+    }
+    lastTime_ = now;
+    player->play();
+}
+
+void LessonController::previous() {
+    if (!lesson_)
+        return;
+    if (isBlank()) {
+        blank_->setBlank(false);
+        return;
+    }
+    const double now = window_.player()->time();
+    if (!isCurve() && now > kSameMoment) {
+        double target = 0; // the chapter's start, or the last stop before now
+        for (const double stop : stopTimes_)
+            if (stop < now - kSameMoment)
+                target = stop;
+        holdAt(target);
+        return;
+    }
+    window_.player()->pause();
+    if (chapter_ > 0)
+        showChapter(chapter_ - 1, true);
+    else
+        say(tr("The start of the lesson."));
+}
+
+void LessonController::firstChapter() {
+    blank_->setBlank(false);
+    showChapter(0);
+}
+
+void LessonController::lastChapter() {
+    blank_->setBlank(false);
+    showChapter(chapterCount() - 1);
+}
+
+void LessonController::toggleBlank() {
+    blank_->setBlank(!isBlank());
+    if (isBlank())
+        window_.player()->pause();
+    updateActions();
+}
+
+void LessonController::leavePresentation() {
+    blank_->setBlank(false);
+    window_.setPresentationMode(false);
+    if (window_.isFullScreen()) // as a slide show ends: the window as it was
+        if (QAction *fullScreen = window_.findChild<QAction *>(QStringLiteral("fullScreen")))
+            fullScreen->trigger();
+    updateActions();
+}
+
+void LessonController::updateCaption() {
+    if (!lesson_)
+        return;
+    if (isCurve()) {
+        caption_->setProgress(0, 0, chapter_ + 1 < chapterCount() ? tr("Page Down: next chapter") : QString());
+        return;
+    }
+    const int passed = stopsPassed();
+    const int total = static_cast<int>(stopTimes_.size());
+    QString hint;
+    if (total > 0 && passed >= total && !window_.player()->isPlaying())
+        hint = chapter_ + 1 < chapterCount() ? tr("Page Down: next chapter") : tr("the end");
+    caption_->setProgress(passed, total, hint);
+}
+
+void LessonController::updateActions() {
+    if (!blankAction_)
+        return;
+    const bool open = isOpen();
+    for (QAction *a : std::as_const(navigation_))
+        a->setEnabled(open);
+    for (QAction *a : std::as_const(restingPlayerActions_))
+        a->setEnabled(!open);
+    blankAction_->setEnabled(open || window_.presentationMode() || isBlank());
+    escapeAction_->setEnabled(window_.presentationMode() || isBlank() || window_.isFullScreen());
+    closeAction_->setEnabled(open);
+}
+
+void LessonController::say(const QString &message) {
+    window_.statusBar()->showMessage(message, 10000);
+}
+
+} // namespace remat::studio

@@ -1,0 +1,110 @@
+#pragma once
+// A lesson in the studio (docs/lessons.md): File > Open lesson (or
+// `remat-studio --lesson FILE`) loads its chapters one at a time into the
+// window's panes, shows the chapter's title and caption above them, and
+// pauses playback by itself at the chapter's stops. A presenter's clicker
+// drives it whatever has focus (through PlayerKeys): Page Down, Space or →
+// plays on to the next stop, then to the next chapter; Page Up or ← goes back;
+// Home/End the first/last chapter; B (or .) blanks the screen; Escape leaves
+// presentation mode (and full screen, F11).
+#include "app/lesson/lesson.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace remat::studio {
+
+class FrontierPanel;
+class LessonCaption;
+class MainWindow;
+class PlayerKeys;
+class ScreenBlank;
+
+class LessonController : public QObject {
+    Q_OBJECT
+public:
+    // Adds File > Open lesson, File > Lessons (the shipped ones) and
+    // File > Close lesson to `fileMenu`.
+    LessonController(MainWindow &window, QMenu *fileMenu);
+    // The clicker's keys join the player's (`keys`); while a lesson is open,
+    // the player actions with the same keys (Space, arrows, Home/End) rest.
+    void takeKeys(const QList<QAction *> &playerActions, PlayerKeys *keys);
+
+    // Opens the lesson at chapter `chapter` (0-based); "" when it loaded, else
+    // the one-line reason (the lesson that was open stays).
+    QString open(const QString &path, int chapter = 0);
+    // The same, with a dialog for a lesson that does not load.
+    bool openWithDialog(const QString &path);
+    void close();
+    bool isOpen() const { return lesson_ != nullptr; }
+    const lesson::Lesson *lesson() const { return lesson_.get(); }
+    const QString &file() const { return file_; }
+    int chapter() const { return chapter_; }
+    int chapterCount() const { return lesson_ ? static_cast<int>(lesson_->chapters.size()) : 0; }
+    // The moments playback pauses at in this chapter, on the player's axis,
+    // increasing; the last is the chapter's end. Empty while panes are planned.
+    const std::vector<double> &stopTimes() const { return stopTimes_; }
+    // Stops reached so far in this chapter.
+    int stopsPassed() const;
+    bool isBlank() const;
+    LessonCaption *caption() const { return caption_; }
+    FrontierPanel *curve() const; // the trade-off curve chapter's, else null
+    // share/remat/lessons beside the installed program, else the source tree's.
+    static QString lessonsDirectory();
+
+public slots:
+    void next();
+    void previous();
+    void firstChapter();
+    void lastChapter();
+    void toggleBlank();
+    void leavePresentation();
+    // Shows chapter `index`; at its last stop (its end) when `atEnd`.
+    void showChapter(int index, bool atEnd = false);
+
+signals:
+    void chapterShown(int index);
+
+private:
+    const lesson::Chapter &current() const { return lesson_->chapters[static_cast<std::size_t>(chapter_)]; }
+    bool isCurve() const;
+    void refreshStops();
+    void onPosition();
+    // Pauses at `time` (a stop, the chapter's start or end) without taking it for playback news.
+    void holdAt(double time);
+    void updateCaption();
+    void updateActions();
+    void showStage(bool curve);
+    void say(const QString &message);
+
+    MainWindow &window_;
+    std::unique_ptr<const lesson::Lesson> lesson_;
+    QString file_;
+    int chapter_ = 0;
+    std::vector<double> stopTimes_;
+    double lastTime_ = 0;
+    bool pendingEnd_ = false; // go to the end once the chapter's panes are planned
+    bool holding_ = false;    // pausing at a stop: its own seek is no news
+    bool loading_ = false;    // adding the chapter's panes: stops wait for all of them
+    LessonCaption *caption_ = nullptr;
+    QWidget *curveHolder_ = nullptr;
+    QPointer<FrontierPanel> curve_;
+    ScreenBlank *blank_ = nullptr;
+    QList<QAction *> navigation_; // work only in a lesson
+    QAction *blankAction_ = nullptr;
+    QAction *escapeAction_ = nullptr;
+    QAction *closeAction_ = nullptr;
+    QList<QAction *> restingPlayerActions_;
+};
+
+} // namespace remat::studio
