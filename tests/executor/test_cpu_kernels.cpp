@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -42,6 +43,20 @@ std::vector<float> values(std::size_t count, unsigned salt) {
 double at(const std::vector<float> &X, Index ld, Transpose t, Index r, Index c) {
     return t == Transpose::Yes ? X[static_cast<std::size_t>(c + r * ld)] : X[static_cast<std::size_t>(r + c * ld)];
 }
+
+// GEMM packing space, aligned as the kernels want it.
+class PackingBuffer {
+public:
+    explicit PackingBuffer(Index floats)
+        : data_(static_cast<float *>(std::aligned_alloc(64, static_cast<std::size_t>(floats + 16) * 4 / 64 * 64 + 64))) {}
+    ~PackingBuffer() { std::free(data_); }
+    PackingBuffer(const PackingBuffer &) = delete;
+    PackingBuffer &operator=(const PackingBuffer &) = delete;
+    float *data() const { return data_; }
+
+private:
+    float *data_;
+};
 
 // Restores REMAT_CPU_ISA as it was when the test began.
 class IsaEnvironment {
@@ -153,7 +168,9 @@ private slots:
         if (beta == 0.0f) // C is only written: garbage in it must not leak out
             std::fill(C.begin(), C.end(), std::nanf(""));
         const std::vector<float> before = C;
-        cpu::kernels(isa).gemm(transA, transB, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+        const cpu::Kernels &kernels = cpu::kernels(isa);
+        const PackingBuffer packing(kernels.gemmPackingFloats(m, n, k));
+        kernels.gemm(transA, transB, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc, packing.data());
         double worst = 0;
         for (Index c = 0; c < n; ++c)
             for (Index r = 0; r < ldc; ++r) {
