@@ -8,6 +8,7 @@
 #include "core/units.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -43,9 +44,19 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     repeats_->setObjectName(QStringLiteral("repeats"));
     repeats_->setRange(1, 1000);
     repeats_->setValue(3);
+    // Every core by default; the gradients are the same bits for any count.
+    threads_ = new QSpinBox(this);
+    threads_->setObjectName(QStringLiteral("threads"));
+    threads_->setRange(1, exec::kMaxThreads);
+    threads_->setValue(std::min(exec::kMaxThreads, exec::availableCores()));
+    const int cores = exec::availableCores();
+    threads_->setSuffix(cores == 1 ? tr(" of 1 core") : tr(" of %1 cores").arg(cores));
+    threads_->setToolTip(tr("CPU threads. Each op is cut into the same tasks whatever the count, so the results are "
+                            "the same bits on 1 thread or many."));
     form->addRow(tr("Width:"), width_);
     form->addRow(tr("Batch:"), batch_);
     form->addRow(tr("Timed steps:"), repeats_);
+    form->addRow(tr("CPU threads:"), threads_);
     backend_ = new QComboBox(this);
     backend_->setObjectName(QStringLiteral("backend"));
     backend_->addItem(tr("CPU (Eigen)"), QStringLiteral("cpu"));
@@ -63,6 +74,10 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     }
     form->addRow(tr("Backend:"), backend_);
     form->addRow(QString(), note);
+    // Threads are the CPU's; CUDA computes on the GPU.
+    const auto cpuOnly = [this] { threads_->setEnabled(backend_->currentData().toString() == QLatin1String("cpu")); };
+    connect(backend_, &QComboBox::currentIndexChanged, this, cpuOnly);
+    cpuOnly();
 
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("status"));
@@ -112,6 +127,7 @@ bool MeasureDialog::start() {
     settings.width = width_->value();
     settings.batch = batch_->value();
     settings.repeats = repeats_->value();
+    settings.threads = threads_->value();
     if (settingsHook_)
         settingsHook_(settings);
     stop_->store(false);

@@ -70,6 +70,7 @@ private:
     QSpinBox *width_;
     QSpinBox *batch_;
     QSpinBox *repeats_;
+    QSpinBox *threads_;
     QLabel *status_;
     QProgressBar *progress_;
     QPushButton *measure_;

@@ -57,12 +57,11 @@ void CpuOps::attentionForward(const float *qkv, float *savedProbs, float *ctx, f
             const Index q0 = task % perHead * chunk, queries = std::min(chunk, s - q0);
             const Head head(shape, task / perHead / shape.heads, task / perHead % shape.heads, qkv);
             float *scores = savedProbs ? savedProbs + head.probs + q0 * s : scratch + lane * s * chunk;
-            float *pack = packing(lane);
-            k_.gemm(Transpose::Yes, Transpose::No, s, queries, d, 1.0f, head.k, h3, head.q + q0 * h3, h3, 0.0f, scores,
-                    s, pack);
+            gemmTask(Transpose::Yes, Transpose::No, s, queries, d, 1.0f, head.k, h3, head.q + q0 * h3, h3, 0.0f,
+                     scores, s, lane);
             k_.scaledSoftmax(s, queries, scale, scores);
-            k_.gemm(Transpose::No, Transpose::No, d, queries, s, 1.0f, head.v, h3, scores, s, 0.0f,
-                    ctx + head.context + q0 * h, h, pack);
+            gemmTask(Transpose::No, Transpose::No, d, queries, s, 1.0f, head.v, h3, scores, s, 0.0f,
+                     ctx + head.context + q0 * h, h, lane);
         },
         std::max(1, lanes));
 }
@@ -83,18 +82,17 @@ void CpuOps::attentionBackward(const float *dctx, const float *qkv, const float 
             const Head head(shape, task / shape.heads, task % shape.heads, qkv);
             float *dq = dqkv + (head.q - qkv), *dk = dq + h, *dv = dq + 2 * h;
             float *dscores = scratch + lane * s * chunk;
-            float *pack = packing(lane);
             for (Index q0 = 0; q0 < s; q0 += chunk) {
                 const Index queries = std::min(chunk, s - q0);
                 const float *dc = dctx + head.context + q0 * h, *p = probs + head.probs + q0 * s;
                 const float accumulate = q0 == 0 ? 0.0f : 1.0f;
-                k_.gemm(Transpose::No, Transpose::Yes, d, s, queries, 1.0f, dc, h, p, s, accumulate, dv, h3, pack);
-                k_.gemm(Transpose::Yes, Transpose::No, s, queries, d, 1.0f, head.v, h3, dc, h, 0.0f, dscores, s, pack);
+                gemmTask(Transpose::No, Transpose::Yes, d, s, queries, 1.0f, dc, h, p, s, accumulate, dv, h3, lane);
+                gemmTask(Transpose::Yes, Transpose::No, s, queries, d, 1.0f, head.v, h3, dc, h, 0.0f, dscores, s, lane);
                 k_.scaledSoftmaxBackward(s, queries, scale, p, dscores, dscores);
-                k_.gemm(Transpose::No, Transpose::No, d, queries, s, 1.0f, head.k, h3, dscores, s, 0.0f, dq + q0 * h3,
-                        h3, pack);
-                k_.gemm(Transpose::No, Transpose::Yes, d, s, queries, 1.0f, head.q + q0 * h3, h3, dscores, s,
-                        accumulate, dk, h3, pack);
+                gemmTask(Transpose::No, Transpose::No, d, queries, s, 1.0f, head.k, h3, dscores, s, 0.0f, dq + q0 * h3,
+                         h3, lane);
+                gemmTask(Transpose::No, Transpose::Yes, d, s, queries, 1.0f, head.q + q0 * h3, h3, dscores, s,
+                         accumulate, dk, h3, lane);
             }
         },
         std::max(1, lanes));

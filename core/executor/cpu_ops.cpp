@@ -123,8 +123,22 @@ void CpuOps::chunks(Index total, Index chunk, const std::function<void(Index, In
     });
 }
 
+void CpuOps::logGemm(Transpose transA, Transpose transB, Index m, Index n, Index k) {
+    if (!gemmLog_)
+        return;
+    const std::lock_guard<std::mutex> lock(gemmLogMutex_);
+    gemmLog_->push_back({transA, transB, m, n, k});
+}
+
+void CpuOps::gemmTask(Transpose transA, Transpose transB, Index m, Index n, Index k, float alpha, const float *A,
+                      Index lda, const float *B, Index ldb, float beta, float *C, Index ldc, int lane) {
+    logGemm(transA, transB, m, n, k);
+    k_.gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, packing(lane));
+}
+
 void CpuOps::gemm(Transpose transA, Transpose transB, Index m, Index n, Index k, float alpha, const float *A, Index lda,
                   const float *B, Index ldb, float beta, float *C, Index ldc, const TileEpilogue &epilogue) {
+    logGemm(transA, transB, m, n, k);
     const GemmTiles tiles(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     reservePacking(tiles.packingFloats(k_));
     pool_.run(tiles.count, [&](std::int64_t task, int lane) {
@@ -209,6 +223,7 @@ void CpuOps::linearAccumulate(const float *x, const float *weight, const float *
 // dW = dy x^T by tiles of dW and dbias by rows, in one region.
 void CpuOps::linearBackwardParameters(const float *dy, const float *x, float *dweight, float *dbias, int in, int out,
                                       std::int64_t n) {
+    logGemm(Transpose::No, Transpose::Yes, out, in, n);
     const GemmTiles tiles(Transpose::No, Transpose::Yes, out, in, n, 1.0f, dy, out, x, in, 0.0f, dweight, out);
     reservePacking(tiles.packingFloats(k_));
     pool_.run(tiles.count + ceilDiv(out, kFeatureChunk), [&](std::int64_t task, int lane) {

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace remat::exec {
@@ -51,6 +52,15 @@ public:
     using Index = cpu::Index;
     // After a tile of C is computed: (first row, rows, first column, columns).
     using TileEpilogue = std::function<void(Index, Index, Index, Index)>;
+
+    // One GEMM as an op asked for it (before it is cut into tiles).
+    struct GemmCall {
+        Transpose transA, transB;
+        Index m, n, k;
+    };
+    // Appends every GEMM the ops run from now on to `log` (null: stop), for
+    // benchmarks that run a step's very GEMMs on another BLAS.
+    void recordGemms(std::vector<GemmCall> *log) { gemmLog_ = log; }
 
     // C = alpha op(A) op(B) + beta C (cpu::Kernels::gemm), cut into tiles of
     // C; `epilogue` then runs on each tile while it is still in cache.
@@ -96,6 +106,10 @@ private:
     // Every thread's packing buffer holds at least `floats`.
     void reservePacking(Index floats);
     float *packing(int lane) const { return packing_[static_cast<std::size_t>(lane)].get(); }
+    // The kernel's GEMM on one thread (attention's), logged when asked.
+    void gemmTask(Transpose transA, Transpose transB, Index m, Index n, Index k, float alpha, const float *A, Index lda,
+                  const float *B, Index ldb, float beta, float *C, Index ldc, int lane);
+    void logGemm(Transpose transA, Transpose transB, Index m, Index n, Index k);
     // body(first, count) over [0, total) in chunks of `chunk`.
     void chunks(Index total, Index chunk, const std::function<void(Index, Index)> &body);
 
@@ -104,6 +118,8 @@ private:
     ThreadPool pool_;
     std::vector<std::unique_ptr<float[], AlignedFloats>> packing_; // by lane
     Index packingFloats_ = 0;
+    std::vector<GemmCall> *gemmLog_ = nullptr;
+    std::mutex gemmLogMutex_; // attention's GEMMs are logged from the threads
 };
 
 } // namespace remat::exec
