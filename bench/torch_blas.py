@@ -39,9 +39,15 @@ def threads_from_argv(argv, default):
 
 def configure_threads(threads):
     """OpenBLAS (and OpenMP, MKL) read their thread counts once, when they load: set them before torch does.
-    Without this, Debian's OpenBLAS runs every core whatever torch.set_num_threads says."""
+    Without this, Debian's OpenBLAS runs every core whatever torch.set_num_threads says.
+
+    OMP_WAIT_POLICY=PASSIVE unless the caller set one: with libgomp's default, PyTorch's OpenMP threads
+    busy-wait between its parallel ops and take the cores from OpenBLAS's own threads; on a 2-core machine
+    shared with other work a step then ran 7-9x slower than with PASSIVE (2.11 s against 0.31 s here,
+    2026-11-24). The peer gets its better setting."""
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def _mapped_libraries():
@@ -140,7 +146,7 @@ def summary(info):
     else:
         what = f"{info['verdict']} BLAS, sgemm_ from {source}"
     return (f"PyTorch {info['torch']} (BLAS_INFO={info['blas_info']}) computes on {what}; "
-            f"libblas.so.3 -> {info['libblas_alternative']}")
+            f"libblas.so.3 -> {info['libblas_alternative']}; OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
 
 
 def refusal(info):
