@@ -166,16 +166,8 @@ void CpuOps::copy(const float *from, float *to, std::int64_t count) {
            [&](Index at, Index n) { std::memcpy(to + at, from + at, static_cast<std::size_t>(n) * sizeof(float)); });
 }
 
-void CpuOps::residualAdd(float *y, const float *x, std::int64_t count) {
-    chunks(count, kChunk, [&](Index at, Index n) { k_.add(n, x + at, y + at); });
-}
-
 void CpuOps::geluForward(const float *u, float *g, std::int64_t count) {
     chunks(count, kChunk, [&](Index at, Index n) { k_.gelu(n, u + at, g + at); });
-}
-
-void CpuOps::geluBackward(const float *u, const float *dg, float *du, std::int64_t count) {
-    chunks(count, kChunk, [&](Index at, Index n) { k_.geluBackward(n, u + at, dg + at, du + at); });
 }
 
 void CpuOps::layerNormForward(const float *x, const float *gamma, const float *beta, float *y, float *mean,
@@ -220,6 +212,16 @@ void CpuOps::linearAccumulate(const float *x, const float *weight, const float *
          [&](Index r, Index rows, Index col, Index cols) { k_.addBias(rows, cols, bias + r, y + r + col * out, out); });
 }
 
+void CpuOps::linearForwardResidual(const float *x, const float *weight, const float *bias, const float *residual,
+                                   float *y, int in, int out, std::int64_t n) {
+    gemm(Transpose::No, Transpose::No, out, n, in, 1.0f, weight, out, x, in, 0.0f, y, out,
+         [&](Index r, Index rows, Index col, Index cols) {
+             k_.addBias(rows, cols, bias + r, y + r + col * out, out);
+             for (Index j = col; j < col + cols; ++j)
+                 k_.add(rows, residual + r + j * out, y + r + j * out);
+         });
+}
+
 // dW = dy x^T by tiles of dW and dbias by rows, in one region.
 void CpuOps::linearBackwardParameters(const float *dy, const float *x, float *dweight, float *dbias, int in, int out,
                                       std::int64_t n) {
@@ -238,6 +240,15 @@ void CpuOps::linearBackwardParameters(const float *dy, const float *x, float *dw
 
 void CpuOps::linearBackwardInput(const float *dy, const float *weight, float *dx, int in, int out, std::int64_t n) {
     gemm(Transpose::Yes, Transpose::No, in, n, out, 1.0f, weight, out, dy, out, 0.0f, dx, in);
+}
+
+void CpuOps::linearBackwardInputGelu(const float *dy, const float *weight, const float *u, float *dx, int in, int out,
+                                     std::int64_t n) {
+    gemm(Transpose::Yes, Transpose::No, in, n, out, 1.0f, weight, out, dy, out, 0.0f, dx, in,
+         [&](Index r, Index rows, Index col, Index cols) {
+             for (Index j = col; j < col + cols; ++j)
+                 k_.geluBackward(rows, u + r + j * in, dx + r + j * in, dx + r + j * in);
+         });
 }
 
 } // namespace remat::exec

@@ -85,13 +85,17 @@ public:
                        std::int64_t n);
     void linearAccumulate(const float *x, const float *weight, const float *bias, float *y, int in, int out,
                           std::int64_t n);
+    // y = W x + bias + residual, the sums in that order.
+    void linearForwardResidual(const float *x, const float *weight, const float *bias, const float *residual, float *y,
+                               int in, int out, std::int64_t n);
     void linearBackwardParameters(const float *dy, const float *x, float *dweight, float *dbias, int in, int out,
                                   std::int64_t n);
     void linearBackwardInput(const float *dy, const float *weight, float *dx, int in, int out, std::int64_t n);
-    void residualAdd(float *y, const float *x, std::int64_t count);
+    // dx = (W^T dy) .* gelu'(u): the input gradient through a GELU whose input was u.
+    void linearBackwardInputGelu(const float *dy, const float *weight, const float *u, float *dx, int in, int out,
+                                 std::int64_t n);
     void copy(const float *from, float *to, std::int64_t count);
     void geluForward(const float *u, float *g, std::int64_t count);
-    void geluBackward(const float *u, const float *dg, float *du, std::int64_t count);
     // Attention (math::attentionForward / attentionBackward): `scratch` holds
     // `scratchFloats` free floats of the layer's workspace, at least seq^2.
     void attentionForward(const float *qkv, float *savedProbs, float *ctx, float *scratch,

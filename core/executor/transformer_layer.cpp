@@ -49,8 +49,7 @@ void layerForward(const TransformerShape &s, Ops &ops, const LayerTensors<const 
     ops.layerNormForward(x, w.ln1Gamma, w.ln1Beta, y, mean1, rstd1, h, n);
     ops.linearForward(y, w.qkvWeight, w.qkvBias, qkv, h, 3 * h, n);
     ops.attentionForward(qkv, recording ? saved + at.probs : nullptr, ctx, narrow, scratchFloats, s.attention());
-    ops.linearForward(ctx, w.projWeight, w.projBias, residual, h, h, n);
-    ops.residualAdd(residual, x, hn);
+    ops.linearForwardResidual(ctx, w.projWeight, w.projBias, x, residual, h, h, n);
     if (recording)
         ops.copy(residual, y, hn);
     ops.layerNormForward(y, w.ln2Gamma, w.ln2Beta, narrow, mean2, rstd2, h, n);
@@ -73,8 +72,7 @@ void layerBackward(const TransformerShape &s, Ops &ops, const LayerTensors<const
     // MLP: a_i = x2 + W_2 gelu(u) + c_2.
     ops.geluForward(preGelu, wide, 4 * hn);
     ops.linearBackwardParameters(dy, wide, g.fc2Weight, g.fc2Bias, 4 * h, h, n);
-    ops.linearBackwardInput(dy, w.fc2Weight, wide, 4 * h, h, n);
-    ops.geluBackward(preGelu, wide, wide, 4 * hn);
+    ops.linearBackwardInputGelu(dy, w.fc2Weight, preGelu, wide, 4 * h, h, n);
     ops.layerNormApply(residual, saved + at.mean2, saved + at.rstd2, w.ln2Gamma, w.ln2Beta, narrow, h, n);
     ops.linearBackwardParameters(wide, narrow, g.fc1Weight, g.fc1Bias, h, 4 * h, n);
     ops.linearBackwardInput(wide, w.fc1Weight, narrow, h, 4 * h, n);

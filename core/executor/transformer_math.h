@@ -108,18 +108,27 @@ template <typename T> struct ReferenceOps {
         math::linearAccumulate(x, weight, y, in, out, n);
         math::biasAdd(y, bias, out, n);
     }
+    // y = W x + bias + residual
+    void linearForwardResidual(const T *x, const T *weight, const T *bias, const T *residual, T *y, int in, int out,
+                               std::int64_t n) {
+        math::linearForward(x, weight, bias, y, in, out, n);
+        math::residualAdd(y, residual, std::int64_t{out} * n);
+    }
+    // dx = (W^T dy) .* gelu'(u)
+    void linearBackwardInputGelu(const T *dy, const T *weight, const T *u, T *dx, int in, int out, std::int64_t n) {
+        math::linearBackwardInput(dy, weight, dx, in, out, n);
+        math::geluBackward(u, dx, dx, std::int64_t{in} * n);
+    }
     void linearBackwardParameters(const T *dy, const T *x, T *dweight, T *dbias, int in, int out, std::int64_t n) {
         math::linearBackwardParameters(dy, x, dweight, dbias, in, out, n);
     }
     void linearBackwardInput(const T *dy, const T *weight, T *dx, int in, int out, std::int64_t n) {
         math::linearBackwardInput(dy, weight, dx, in, out, n);
     }
-    void residualAdd(T *y, const T *x, std::int64_t count) { math::residualAdd(y, x, count); }
     void copy(const T *from, T *to, std::int64_t count) {
         std::memcpy(to, from, static_cast<std::size_t>(count) * sizeof(T));
     }
     void geluForward(const T *u, T *g, std::int64_t count) { math::geluForward(u, g, count); }
-    void geluBackward(const T *u, const T *dg, T *du, std::int64_t count) { math::geluBackward(u, dg, du, count); }
     // One head at a time: discarding, its probabilities in the scratch's first seq^2.
     void attentionForward(const T *qkv, T *savedProbs, T *ctx, T *scratch, std::int64_t /*scratchFloats*/,
                           const AttentionShape &shape) {

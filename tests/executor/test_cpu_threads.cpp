@@ -29,7 +29,7 @@ namespace {
 // the baseline kernels, relative to max(1, the largest gradient): FMA, vector
 // width and four-lane sums move fp32 rounding; the tanh and exp
 // approximations are the same formula on every variant.
-constexpr double kTransformerIsaTolerance = 1e-4;
+constexpr double kTransformerIsaTolerance = 1e-5;
 
 double largestMagnitude(const Gradients &g) {
     double largest = 0;
