@@ -5,6 +5,7 @@
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/summary_table.h"
 #include "core/errors.h"
+#include "core/executor/transformer.h"
 #include "core/units.h"
 
 #include <QComboBox>
@@ -30,8 +31,10 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
       done_(std::make_shared<std::atomic<int>>(0)) {
     setWindowTitle(tr("Measure on the execution core"));
     auto *form = new QFormLayout;
-    form->addRow(tr("Network:"),
-                 new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this));
+    network_ = new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this);
+    network_->setObjectName(QStringLiteral("network"));
+    network_->setWordWrap(true);
+    form->addRow(tr("Network:"), network_);
     width_ = new QSpinBox(this);
     width_->setObjectName(QStringLiteral("width"));
     width_->setRange(1, exec::NetworkShape::kMaxWidth);
@@ -113,6 +116,17 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
 MeasureDialog::~MeasureDialog() {
     stop_->store(true);
     watcher_.waitForFinished();
+}
+
+void MeasureDialog::setPaneModel(std::shared_ptr<const Model> model) {
+    paneModel_ = std::move(model);
+    const std::optional<exec::TransformerShape> transformer =
+        paneModel_ ? exec::recognizeTransformer(*paneModel_) : std::nullopt;
+    if (transformer)
+        network_->setText(tr("the opened model itself: remat's transformer, %1, fp32")
+                              .arg(QString::fromStdString(transformer->describe())));
+    width_->setEnabled(!transformer);
+    batch_->setEnabled(!transformer);
 }
 
 QString MeasureDialog::statusText() const {
