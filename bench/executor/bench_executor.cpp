@@ -7,7 +7,8 @@
 // allocation, bookkeeping, target <= 10 %), and time ratios beside the
 // simulator's cost ratios.
 //
-//   bench_executor [n width batch repeats threads]   (default 16 1024 256 5, every core)
+//   bench_executor [n width batch repeats threads [selected]]   (default 16 1024 256 5, every core)
+//   `selected`: only the selected variant against OpenBLAS, no strategies (bench/cpu_race.py).
 #include "core/executor/cpu_backend.h"
 #include "core/executor/cpu_kernels.h"
 #include "core/executor/executor.h"
@@ -105,7 +106,7 @@ Schedule storeAll(const Model &model) {
 // alone on that variant and on OpenBLAS. The three take turns, in an order
 // that rotates, so that a busy machine slows them alike.
 void compareVariants(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats,
-                     int threads, const bench::OpenBlas &blas) {
+                     int threads, const bench::OpenBlas &blas, const std::vector<cpu::Isa> &variants) {
     const NetworkShape &shape = params->shape;
     const double flops = 6.0 * shape.layers * double(shape.width) * shape.width * shape.batch; // 3n GEMMs
     std::printf("store-all step against its GEMMs alone, on remat's kernels and on OpenBLAS; GEMM GFLOP per step "
@@ -121,7 +122,7 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
     if (blas.loaded())
         reference = std::make_unique<BareGemms>(*params, onOpenBlas(blas));
     double baselineRate = 0;
-    for (cpu::Isa isa : cpu::supportedIsas()) {
+    for (cpu::Isa isa : variants) {
         CpuBackend backend(params, isa, threads);
         Executor executor(backend, model, schedule);
         CpuOps ops(isa, threads);
@@ -228,8 +229,11 @@ int main(int argc, char **argv) {
         std::printf("bench_executor: n = %d, width %d, batch %d, fp32, median of %d steps, %d thread(s) of %d cores\n",
                     shape.layers, shape.width, shape.batch, repeats, threads, availableCores());
         std::printf("OpenBLAS: %s\n\n", blas.describe().c_str());
-        compareVariants(params, model, repeats, threads, blas);
-        compareStrategies(params, model, repeats, threads);
+        const bool selectedOnly = argc > 6 && std::string(argv[6]) == "selected";
+        compareVariants(params, model, repeats, threads, blas,
+                        selectedOnly ? std::vector<cpu::Isa>{cpu::selectedIsa()} : cpu::supportedIsas());
+        if (!selectedOnly)
+            compareStrategies(params, model, repeats, threads);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "bench_executor: %s\n", e.what());
         return 2;
