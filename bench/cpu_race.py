@@ -79,7 +79,11 @@ def main():
     p.add_argument("--build", required=True, help="build folder with app/cli/remat and bench/executor")
     p.add_argument("--out", default=None, help="folder for the raw outputs (default bench/results/<date>-cpu)")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=5, help="steps per round and side of each PyTorch race")
+    p.add_argument("--bench-repeat", type=int, default=11,
+                   help="interleaved rounds of the C++ benchmarks (median): more than the race's, since each round "
+                        "holds one step, one bare-GEMM pass and one OpenBLAS pass, and a burst of other work can "
+                        "take a whole round")
     args = p.parse_args()
     date = time.strftime("%Y-%m-%d", time.gmtime())
     out = args.out or os.path.join(HERE, "results", f"{date}-cpu")
@@ -96,12 +100,12 @@ def main():
                                   str(args.repeat), "--json"] + shape_args(s),
                                  os.path.join(out, f"torch-{tag}.json"), log))
             races.append((s, threads, doc))
-            text = run([os.path.join(benches, "bench_transformer"), *map(str, s), str(args.repeat), str(threads)],
+            text = run([os.path.join(benches, "bench_transformer"), *map(str, s), str(args.bench_repeat), str(threads)],
                        os.path.join(out, f"bench-transformer-{tag}.txt"), log)
             for label in ("store-all", "per-layer checkpointing"):
                 share, numbers = of_openblas(text, label)
                 gemm_bound.append((f"transformer {shape_name(s)}, {label}", threads, share, numbers))
-        text = run([os.path.join(benches, "bench_executor"), "16", "1024", "256", str(args.repeat), str(threads),
+        text = run([os.path.join(benches, "bench_executor"), "16", "1024", "256", str(args.bench_repeat), str(threads),
                     "selected"], os.path.join(out, f"bench-executor-t{threads}.txt"), log)
         share, numbers = of_openblas(text, "avx") if "avx" in text else of_openblas(text, "baseline")
         gemm_bound.append(("tanh MLP n 16 w 1024 b 256, store-all", threads, share, numbers))
@@ -109,10 +113,10 @@ def main():
         json.dump({"machine": platform.node(), "processor": platform.processor(), "date": date, "runs": log}, f,
                   indent=2)
 
-    blas = races[0][2]["blas"]
     print(f"# CPU race, {date}, {platform.node()} ({cores} cores); raw output in {out}")
-    print(f"remat: {races[-1][2]['device']}")
-    print(torch_blas.summary(blas))
+    for threads in sorted({1, cores}):
+        doc = next(d for _, t, d in races if t == threads)
+        print(f"{threads} thread(s): remat {doc['device']}; {torch_blas.summary(doc['blas'])}")
     print("\n| shape | threads | store-all s remat / PyTorch | ratio | per-layer ckpt s remat / PyTorch | ratio | "
           "load before / after |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")

@@ -120,6 +120,7 @@ def describe(torch):
         "sgemm_from": _sgemm_library(libraries),
         "loaded": blas_libraries,
         "openblas": _openblas(libraries),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
     }
     evidence = info["sgemm_from"] or " ".join(blas_libraries)
     if "openblas" in evidence:
@@ -146,7 +147,7 @@ def summary(info):
     else:
         what = f"{info['verdict']} BLAS, sgemm_ from {source}"
     return (f"PyTorch {info['torch']} (BLAS_INFO={info['blas_info']}) computes on {what}; "
-            f"libblas.so.3 -> {info['libblas_alternative']}; OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
+            f"libblas.so.3 -> {info['libblas_alternative']}; OMP_WAIT_POLICY={info['omp_wait_policy']}")
 
 
 def refusal(info):

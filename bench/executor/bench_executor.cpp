@@ -154,9 +154,12 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
         const double stepRate = rate(steps), blasRate = rate(blasGemms);
         if (isa == cpu::Isa::Baseline)
             baselineRate = stepRate;
-        std::printf("%-10s %10.4f %12.1f %13.1f %16.1f %10.1f%% %11.2fx\n", std::string(cpu::isaName(isa)).c_str(),
+        char versusBaseline[32] = "-"; // the baseline ran only when all variants do
+        if (baselineRate > 0)
+            std::snprintf(versusBaseline, sizeof versusBaseline, "%.2fx", stepRate / baselineRate);
+        std::printf("%-10s %10.4f %12.1f %13.1f %16.1f %10.1f%% %12s\n", std::string(cpu::isaName(isa)).c_str(),
                     median(steps), stepRate, rate(gemms), blasRate, blasRate > 0 ? 100 * stepRate / blasRate : 0.0,
-                    baselineRate > 0 ? stepRate / baselineRate : 0.0);
+                    versusBaseline);
     }
     std::puts("GEMMs: the step's GEMMs alone on the same kernels and threads; OpenBLAS: the same GEMMs on OpenBLAS");
     std::puts("of OpenBLAS: the step's FLOP rate over OpenBLAS's on its GEMMs (target >= 80 % for the fastest)\n");
