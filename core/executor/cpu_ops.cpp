@@ -118,7 +118,7 @@ void CpuOps::reservePacking(Index floats) {
     packingFloats_ = floats;
 }
 
-void CpuOps::chunks(Index total, Index chunk, const std::function<void(Index, Index)> &body) {
+void CpuOps::chunks(Index total, Index chunk, FunctionRef<void(Index, Index)> body) {
     pool_.run(ceilDiv(total, chunk), [&](std::int64_t task, int) {
         const Index first = task * chunk;
         body(first, std::min(chunk, total - first));
@@ -139,7 +139,7 @@ void CpuOps::gemmTask(Transpose transA, Transpose transB, Index m, Index n, Inde
 }
 
 void CpuOps::gemm(Transpose transA, Transpose transB, Index m, Index n, Index k, float alpha, const float *A, Index lda,
-                  const float *B, Index ldb, float beta, float *C, Index ldc, const TileEpilogue &epilogue) {
+                  const float *B, Index ldb, float beta, float *C, Index ldc, TileEpilogue epilogue) {
     logGemm(transA, transB, m, n, k);
     const GemmTiles tiles(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     reservePacking(tiles.packingFloats(k_));

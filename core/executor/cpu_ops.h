@@ -28,7 +28,6 @@
 #include "core/executor/transformer_math.h"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -51,7 +50,7 @@ public:
     using Transpose = cpu::Transpose;
     using Index = cpu::Index;
     // After a tile of C is computed: (first row, rows, first column, columns).
-    using TileEpilogue = std::function<void(Index, Index, Index, Index)>;
+    using TileEpilogue = FunctionRef<void(Index, Index, Index, Index)>;
 
     // One GEMM as an op asked for it (before it is cut into tiles).
     struct GemmCall {
@@ -65,7 +64,7 @@ public:
     // C = alpha op(A) op(B) + beta C (cpu::Kernels::gemm), cut into tiles of
     // C; `epilogue` then runs on each tile while it is still in cache.
     void gemm(Transpose transA, Transpose transB, Index m, Index n, Index k, float alpha, const float *A, Index lda,
-              const float *B, Index ldb, float beta, float *C, Index ldc, const TileEpilogue &epilogue = {});
+              const float *B, Index ldb, float beta, float *C, Index ldc, TileEpilogue epilogue = {});
 
     // Elementwise, cut into fixed chunks (cpu::Kernels has each one's meaning).
     void tanh(Index count, const float *x, float *y);
@@ -115,7 +114,7 @@ private:
                   const float *B, Index ldb, float beta, float *C, Index ldc, int lane);
     void logGemm(Transpose transA, Transpose transB, Index m, Index n, Index k);
     // body(first, count) over [0, total) in chunks of `chunk`.
-    void chunks(Index total, Index chunk, const std::function<void(Index, Index)> &body);
+    void chunks(Index total, Index chunk, FunctionRef<void(Index, Index)> body);
 
     cpu::Isa isa_;
     const cpu::Kernels &k_;

@@ -72,7 +72,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::takeTasks(int lane) {
     for (std::int64_t task; (task = next_.fetch_add(1, std::memory_order_relaxed)) < tasks_;) {
         try {
-            (*body_)(task, lane);
+            body_(task, lane);
         } catch (...) {
             const std::lock_guard<std::mutex> lock(errorMutex_);
             if (!error_)
@@ -99,7 +99,7 @@ void ThreadPool::work(int lane) {
     }
 }
 
-void ThreadPool::run(std::int64_t tasks, const Body &body, int maxLanes) {
+void ThreadPool::run(std::int64_t tasks, Body body, int maxLanes) {
     if (tasks <= 0)
         return;
     const int lanes = static_cast<int>(std::min<std::int64_t>({threads_, std::max(1, maxLanes), tasks}));
@@ -108,7 +108,7 @@ void ThreadPool::run(std::int64_t tasks, const Body &body, int maxLanes) {
             body(task, 0);
         return;
     }
-    body_ = &body;
+    body_ = body;
     tasks_ = tasks;
     lanes_ = lanes;
     error_ = nullptr;
@@ -120,7 +120,7 @@ void ThreadPool::run(std::int64_t tasks, const Body &body, int maxLanes) {
     for (int left; (left = busy_.load(std::memory_order_acquire)) != 0;)
         if (!spinUntil([&] { return busy_.load(std::memory_order_acquire) == 0; }))
             busy_.wait(left, std::memory_order_acquire);
-    body_ = nullptr;
+    body_ = {};
     if (error_)
         std::rethrow_exception(std::exchange(error_, nullptr));
 }

@@ -4,10 +4,11 @@
 // and extent depend only on the sizes, never on the thread count, and each
 // task writes its own outputs: so which thread runs a task cannot change a
 // single bit, and 1 and N threads give the same results (cpu_ops.h).
+#include "core/executor/function_ref.h"
+
 #include <atomic>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -38,8 +39,8 @@ public:
     // are done. At most min(threads, maxLanes) run at once; `lane` (0 ..
     // that - 1) tells a task which per-thread scratch is its own. The first
     // exception a task throws is rethrown here once the region has ended.
-    using Body = std::function<void(std::int64_t task, int lane)>;
-    void run(std::int64_t tasks, const Body &body, int maxLanes = kMaxThreads);
+    using Body = FunctionRef<void(std::int64_t task, int lane)>;
+    void run(std::int64_t tasks, Body body, int maxLanes = kMaxThreads);
 
 private:
     void work(int lane);
@@ -49,7 +50,7 @@ private:
     std::vector<std::thread> workers_;
     // The current region. `generation` moves on when one starts (workers
     // wait for it); `busy` counts lanes still taking tasks.
-    const Body *body_ = nullptr;
+    Body body_;
     std::int64_t tasks_ = 0;
     int lanes_ = 0;
     std::atomic<std::int64_t> next_{0};

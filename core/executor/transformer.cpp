@@ -44,9 +44,9 @@ std::string TransformerShape::describe() const {
            " heads, seq " + std::to_string(seq) + ", batch " + std::to_string(batch);
 }
 
-std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape) {
+SavedBufferList savedBuffers(const TransformerShape &shape) {
     const std::int64_t n = shape.tokens(), h = shape.hidden;
-    return {
+    return {{
         {"ln1_mean", n, "LayerNorm 1 mean per token: with rstd and the layer input, the backward recomputes LN1(x)"},
         {"ln1_rstd", n, "LayerNorm 1 1/sqrt(var + eps) per token"},
         {"qkv", 3 * h * n, "queries, keys, values: the attention backward and nothing else needs them"},
@@ -57,7 +57,7 @@ std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape) {
         {"ln2_mean", n, "LayerNorm 2 mean per token"},
         {"ln2_rstd", n, "LayerNorm 2 1/sqrt(var + eps) per token"},
         {"fc1_output", 4 * h * n, "the MLP's pre-GELU activation; GELU's output is recomputed in the backward"},
-    };
+    }};
 }
 
 std::int64_t savedFloats(const TransformerShape &shape) {

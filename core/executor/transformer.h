@@ -11,6 +11,7 @@
 #include "core/executor/transformer_math.h"
 #include "core/model.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,7 +56,9 @@ struct SavedBuffer {
     std::int64_t floats;
     const char *why;
 };
-std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape);
+// A fixed array: the layers ask for it on every op, without allocating.
+using SavedBufferList = std::array<SavedBuffer, 9>;
+SavedBufferList savedBuffers(const TransformerShape &shape);
 std::int64_t savedFloats(const TransformerShape &shape);
 inline std::int64_t savedBytes(const TransformerShape &shape) {
     return savedFloats(shape) * 4;

@@ -4,7 +4,6 @@
 #include "core/executor/cpu_ops.h"
 #include "core/executor/transformer.h"
 
-#include <vector>
 
 namespace remat::exec {
 
@@ -16,7 +15,7 @@ struct SavedLayout {
 };
 
 SavedLayout savedLayout(const TransformerShape &shape) {
-    const std::vector<SavedBuffer> buffers = savedBuffers(shape);
+    const SavedBufferList buffers = savedBuffers(shape);
     std::int64_t at[9] = {};
     std::int64_t offset = 0;
     for (std::size_t k = 0; k < buffers.size(); ++k) {
