@@ -93,7 +93,7 @@ int argument(int argc, char **argv, int index, int fallback) {
 }
 
 // OpenBLAS's threads spin a while after each call: let them settle before
-// another contender runs.
+// the next turn, whoever's it is.
 void settle() {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
@@ -130,6 +130,8 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
         std::vector<double> steps, gemms, blasGemms;
         for (int r = 0; r <= repeats; ++r) { // the first round is a warm-up
             for (int turn = 0; turn < 3; ++turn) {
+                if (reference) // every turn from the same pause (bench_transformer.cpp says why)
+                    settle();
                 switch ((r + turn) % 3) {
                 case 0:
                     steps.push_back(executor.runStep().seconds);
@@ -138,10 +140,8 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
                     gemms.push_back(own.run(shape.layers));
                     break;
                 default:
-                    if (reference) {
+                    if (reference)
                         blasGemms.push_back(reference->run(shape.layers));
-                        settle();
-                    }
                     break;
                 }
             }

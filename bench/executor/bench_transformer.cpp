@@ -204,6 +204,12 @@ int main(int argc, char **argv) {
             Operands o(run.gemms);
             for (int r = 0; r <= repeats; ++r) // the first round warms up
                 for (int turn = 0; turn < 3; ++turn) {
+                    // Every turn starts from the same pause: OpenBLAS's threads
+                    // spin a while after a call, and a core that idled starts
+                    // slower (the vCPU descheduled, caches cold), so a turn
+                    // right after OpenBLAS's would be the one paying for it.
+                    if (blas.loaded())
+                        settle();
                     std::vector<double> *into = nullptr;
                     double t = 0;
                     switch ((r + turn) % 3) {
@@ -220,7 +226,6 @@ int main(int argc, char **argv) {
                             continue;
                         t = seconds([&] { replay(run.gemms, o, onOpenBlas(blas)); });
                         into = &run.openblas;
-                        settle();
                         break;
                     }
                     if (r > 0)
