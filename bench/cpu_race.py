@@ -78,7 +78,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", required=True, help="build folder with app/cli/remat and bench/executor")
     p.add_argument("--out", default=None, help="folder for the raw outputs (default bench/results/<date>-cpu)")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=7,
+                   help="rounds of each PyTorch race (median): a burst of other work spoils a round, not the median")
     p.add_argument("--repeat", type=int, default=5, help="steps per round and side of each PyTorch race")
     p.add_argument("--bench-repeat", type=int, default=11,
                    help="interleaved rounds of the C++ benchmarks (median): more than the race's, since each round "

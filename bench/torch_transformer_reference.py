@@ -18,8 +18,9 @@ script
      - peak activation bytes of a step without and with per-layer
        checkpointing (torch.utils.checkpoint, use_reentrant=False);
      - step time: in --rounds rounds that take turns (remat's --repeat steps,
-       then PyTorch's), the median of each round, then the median of the
-       rounds, so that a machine busy with other work slows both alike;
+       then PyTorch's), the median of each round; each side's time is the
+       median of its rounds, the ratio the median of the rounds' ratios, so
+       that a burst of other work on the machine spoils a round, not a side;
      - gradients (per tensor: L2 norm and sum, remat's JSON vs torch's).
 
 Threads: both sides run --threads (default every core): remat measure
@@ -363,7 +364,9 @@ def main():
         r = result[label]
         r["remat_seconds"] = statistics.median(r["remat_rounds"])
         r["torch_seconds"] = statistics.median(r["torch_rounds"])
-        r["time_ratio"] = None if no_ratio else r["remat_seconds"] / r["torch_seconds"]
+        # The median of the rounds' ratios: each round's two sides ran moments apart.
+        r["time_ratio"] = None if no_ratio else statistics.median(
+            a / b for a, b in zip(r["remat_rounds"], r["torch_rounds"]))
         r["remat_gflops_per_s"] = r["remat_flops"] / r["remat_seconds"] / 1e9
         r["torch_gflops_per_s"] = r["torch_flops"] / r["torch_seconds"] / 1e9
     if no_ratio:

@@ -158,11 +158,12 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
         if (baselineRate > 0)
             std::snprintf(versusBaseline, sizeof versusBaseline, "%.2fx", stepRate / baselineRate);
         std::printf("%-10s %10.4f %12.1f %13.1f %16.1f %10.1f%% %12s\n", std::string(cpu::isaName(isa)).c_str(),
-                    median(steps), stepRate, rate(gemms), blasRate, blasRate > 0 ? 100 * stepRate / blasRate : 0.0,
+                    median(steps), stepRate, rate(gemms), blasRate, 100 * bench::medianRatio(blasGemms, steps),
                     versusBaseline);
     }
     std::puts("GEMMs: the step's GEMMs alone on the same kernels and threads; OpenBLAS: the same GEMMs on OpenBLAS");
-    std::puts("of OpenBLAS: the step's FLOP rate over OpenBLAS's on its GEMMs (target >= 80 % for the fastest)\n");
+    std::puts("of OpenBLAS: the step's FLOP rate over OpenBLAS's on its GEMMs, the median of the rounds' ratios "
+              "(target >= 80 % for the fastest)\n");
 }
 
 void compareStrategies(const std::shared_ptr<const NetworkParameters> &params, const Model &model, int repeats,

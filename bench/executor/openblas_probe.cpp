@@ -1,5 +1,6 @@
 #include "openblas_probe.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 
 namespace remat::bench {
@@ -54,6 +55,18 @@ void OpenBlas::sgemm(exec::cpu::Transpose transA, exec::cpu::Transpose transB, s
     const auto op = [](exec::cpu::Transpose t) { return t == exec::cpu::Transpose::Yes ? kTrans : kNoTrans; };
     sgemm_(kColMajor, op(transA), op(transB), static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, A,
            static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+}
+
+double medianRatio(const std::vector<double> &a, const std::vector<double> &b) {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+        if (b[i] > 0)
+            ratios.push_back(a[i] / b[i]);
+    if (ratios.empty())
+        return 0;
+    std::sort(ratios.begin(), ratios.end());
+    const std::size_t mid = ratios.size() / 2;
+    return ratios.size() % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
 }
 
 } // namespace remat::bench

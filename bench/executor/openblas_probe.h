@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace remat::bench {
 
@@ -37,5 +38,10 @@ private:
     int (*getThreads_)() = nullptr;
     char *(*config_)() = nullptr;
 };
+
+// The median over rounds of a[i] / b[i]: a ratio of two contenders that
+// took turns, each round's pair measured moments apart, so that a burst of
+// other work on the machine spoils a round rather than one side's median.
+double medianRatio(const std::vector<double> &a, const std::vector<double> &b);
 
 } // namespace remat::bench
