@@ -35,13 +35,22 @@ Usage (on the GPU machine; scripts/gpu-check.sh runs it):
   python3 bench/torch_reference.py --summarize result.json   # one line from a --json result
 Needs: python3, torch with CUDA. Exit status 2 on bad arguments, 1 when remat
 or CUDA fails or the two sides would not run the same computation.
+
+The GEMMs of this race run on cuBLAS on both sides; the script still prints
+which CPU BLAS PyTorch loaded (bench/torch_blas.py), as every PyTorch
+comparison here does. CPU races are bench/torch_transformer_reference.py's,
+which refuses a ratio against the reference BLAS.
 """
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_blas  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -185,6 +194,8 @@ def torch_session(args, checkpoints, last_recomputed):
     gemm_time = measure(gemms)["seconds"]
     return {
         "device": torch.cuda.get_device_name(dev),
+        "cuda_runtime": torch.version.cuda,
+        "blas": torch_blas.describe(torch),
         "torch": torch.__version__,
         "store_all": store_all,
         "checkpoints": with_checkpoints,
@@ -271,7 +282,9 @@ def main():
     net = result["network"]
     print(f"network n={net['n']} width={net['width']} batch={net['batch']} fp32; checkpoints every {args.every}"
           f" (last segment {'recomputed' if last_recomputed else 'kept'}, as remat does)")
-    print(f"remat: {result['remat_device']}\ntorch {result['torch_version']}: {result['torch_device']}\n")
+    print(f"remat: {result['remat_device']}\ntorch {result['torch_version']}: {result['torch_device']}")
+    print(f"GEMMs on cuBLAS (CUDA {torch_res['cuda_runtime']}) on both sides; on the CPU, "
+          f"{torch_blas.summary(torch_res['blas'])}\n")
     print(f"{'':42}{'remat':>16}{'pytorch':>16}{'remat/pytorch':>16}")
     for name, label in (("store_all", "store-all"), ("checkpoints", "checkpoints")):
         r, t = remat[name], torch_res[name]

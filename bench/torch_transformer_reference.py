@@ -17,8 +17,23 @@ script
        output + saved bytes of one layer;
      - peak activation bytes of a step without and with per-layer
        checkpointing (torch.utils.checkpoint, use_reentrant=False);
-     - step time (median of --repeat);
+     - step time: in --rounds rounds that take turns (remat's --repeat steps,
+       then PyTorch's), the median of each round; each side's time is the
+       median of its rounds, the ratio the median of the rounds' ratios, so
+       that a burst of other work on the machine spoils a round, not a side;
      - gradients (per tensor: L2 norm and sum, remat's JSON vs torch's).
+
+Threads: both sides run --threads (default every core): remat measure
+--threads N, and PyTorch with torch.set_num_threads(N) and its BLAS's own
+threads (OPENBLAS_NUM_THREADS, set before torch loads: Debian's OpenBLAS
+otherwise runs every core whatever set_num_threads says).
+
+The BLAS: the script prints which BLAS PyTorch computes with (BLAS_INFO, the
+libraries this process mapped, OpenBLAS's own report; bench/torch_blas.py)
+and, on the CPU, refuses a time ratio against the reference BLAS (netlib),
+saying why: that race measures the BLAS. It also times OpenBLAS's sgemm
+(torch.mm) on the layer's linear GEMMs at the same thread count, and gives
+each step's FLOP rate as a share of it.
 
 Peak counter, PyTorch side. CUDA: torch.cuda.max_memory_allocated() minus
 what was allocated before the step. CPU: torch.profiler with
@@ -33,23 +48,30 @@ input gradient (b_0 in remat) is allocated inside the step on both sides.
 remat's peak counts a_0 (one h x s b buffer) besides; the script prints it.
 
 Usage:
-  python3 bench/torch_transformer_reference.py --remat build/dev/app/cli/remat \\
-      --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4 [--device cuda]
-Needs python3 with torch (Debian python3-torch 1.13 or PyTorch 2.x) and numpy.
-Exit status 2 on bad arguments or when remat fails.
+  /usr/bin/python3 bench/torch_transformer_reference.py --remat build/release/app/cli/remat \\
+      --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4 [--threads N] [--device cuda]
+Needs python3 with torch (Debian python3-torch 1.13 on libopenblas0-pthread,
+or PyTorch 2.x) and numpy. Exit status 2 on bad arguments or when remat fails.
 """
 
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import subprocess
 import sys
 import time
 
-import numpy as np
-import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_blas  # noqa: E402
+
+# Before torch loads its BLAS, which reads its thread count once.
+torch_blas.configure_threads(torch_blas.threads_from_argv(sys.argv, torch_blas.available_cores()))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
@@ -65,13 +87,15 @@ def parse_args():
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--seq", type=int, default=128)
     p.add_argument("--batch", type=int, default=4)
-    p.add_argument("--repeat", type=int, default=5, help="timed steps; the median is reported")
+    p.add_argument("--repeat", type=int, default=5, help="timed steps per round and side; the median is taken")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds in which remat and PyTorch take turns; the median of the rounds is reported")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--threads", type=int, default=1,
-                   help="CPU threads for PyTorch (remat's CPU backend runs one; default 1)")
+    p.add_argument("--threads", type=int, default=torch_blas.available_cores(),
+                   help="CPU threads for both remat (--threads) and PyTorch and its BLAS (default: every core)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     a = p.parse_args()
-    for name in ("layers", "hidden", "heads", "seq", "batch", "repeat", "threads"):
+    for name in ("layers", "hidden", "heads", "seq", "batch", "repeat", "rounds", "threads"):
         if getattr(a, name) < 1:
             p.error(f"--{name} must be >= 1, got {getattr(a, name)}")
     if a.hidden % a.heads:
@@ -241,7 +265,7 @@ def run_remat(args):
     cmd = [args.remat, "measure", "--network", "transformer", "--backend", args.device, "--strategy",
            "store-all,periodic", "--every", "1", "--layers", str(args.layers), "--hidden", str(args.hidden),
            "--heads", str(args.heads), "--seq", str(args.seq), "--batch", str(args.batch), "--repeat",
-           str(args.repeat), "--verify", "--json"]
+           str(args.repeat), "--verify", "--json"] + (["--threads", str(args.threads)] if args.device == "cpu" else [])
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     except OSError as e:
@@ -265,12 +289,40 @@ def gradient_agreement(doc, layers):
     return worst
 
 
+def linear_gemm_shapes(args):
+    """(m, n, k) of one layer's linear GEMMs: forward, weight gradients, input gradients (N tokens)."""
+    n, h = args.seq * args.batch, args.hidden
+    layer = [(n, 3 * h, h), (n, h, h), (n, 4 * h, h), (n, h, 4 * h)]  # (tokens, out, in)
+    return ([(t, o, i) for t, o, i in layer] + [(o, i, t) for t, o, i in layer] + [(t, i, o) for t, o, i in layer])
+
+
+def sgemm_rate(args):
+    """GFLOP/s of torch.mm (the BLAS's sgemm) on one layer's linear GEMMs, this thread count."""
+    shapes = linear_gemm_shapes(args)
+    operands = [(torch.rand(m, k), torch.rand(k, n_), torch.empty(m, n_)) for m, n_, k in shapes]
+    flops = sum(2.0 * m * n_ * k for m, n_, k in shapes)
+
+    def once():
+        for a, b, c in operands:
+            torch.mm(a, b, out=c)
+
+    once()
+    times = []
+    for _ in range(max(5, args.repeat)):
+        start = time.perf_counter()
+        once()
+        times.append(time.perf_counter() - start)
+    return flops / statistics.median(times) / 1e9
+
+
 def main():
     args = parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("torch_transformer_reference: --device cuda but torch sees no CUDA device")
+    blas = torch_blas.describe(torch)
+    no_ratio = torch_blas.refusal(blas) if args.device == "cpu" else None
     doc, rows = run_remat(args)
 
     tensors, x_np, target_np = remat_parameters(args)
@@ -282,18 +334,43 @@ def main():
     grad_diff = gradient_agreement(doc, layers)
 
     result = {"machine": platform.node(), "processor": platform.processor() or platform.machine(),
-              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "torch": torch.__version__,
-              "device": doc["device"], "threads": args.threads, "network": doc["network"]}
-    for label, strategy, ckpt in (("store_all", "store-all", False), ("per_layer_checkpointing", "periodic", True)):
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "command": " ".join(sys.argv),
+              "torch": torch.__version__, "blas": blas, "device": doc["device"], "threads": args.threads,
+              "rounds": args.rounds, "repeat": args.repeat, "network": doc["network"]}
+    plan = (("store_all", "store-all", False), ("per_layer_checkpointing", "periodic", True))
+    layer_flops = 24.0 * args.seq * args.batch * args.hidden ** 2 + 4.0 * args.seq ** 2 * args.batch * args.hidden
+    for label, strategy, ckpt in plan:
         zero_grads(layers, x)
-        peak = peak_bytes(args, layers, x, target, ckpt)
-        seconds = median_step_seconds(args, layers, x, target, ckpt)
         r = rows[strategy]
         result[label] = {"remat_measured_peak_bytes": r["measured_peak_bytes"],
                          "remat_predicted_peak_bytes": r["predicted_peak_bytes"],
-                         "torch_peak_bytes": peak, "peak_ratio": r["measured_peak_bytes"] / peak,
-                         "remat_seconds": r["seconds_per_step"], "torch_seconds": seconds,
-                         "time_ratio": r["seconds_per_step"] / seconds}
+                         "torch_peak_bytes": peak_bytes(args, layers, x, target, ckpt),
+                         "remat_flops": r["predicted_cost"] * 1e9,
+                         # every layer forward, backward twice its forward; checkpointing re-runs every layer
+                         "torch_flops": layer_flops * args.layers * (4 if ckpt else 3),
+                         "remat_rounds": [], "torch_rounds": []}
+        result[label]["peak_ratio"] = r["measured_peak_bytes"] / result[label]["torch_peak_bytes"]
+    # Rounds: remat's steps, then PyTorch's, so that other work on the machine slows both alike.
+    for k in range(args.rounds):
+        if k > 0:
+            doc, rows = run_remat(args)
+        for label, strategy, ckpt in plan:
+            result[label]["remat_rounds"].append(rows[strategy]["seconds_per_step"])
+            result[label]["torch_rounds"].append(median_step_seconds(args, layers, x, target, ckpt))
+    # Against the reference BLAS a share of its sgemm would mislead as much as a time ratio.
+    probe = sgemm_rate(args) if args.device == "cpu" and not no_ratio else None
+    result["sgemm_gflops_per_s"] = probe
+    for label, _, _ in plan:
+        r = result[label]
+        r["remat_seconds"] = statistics.median(r["remat_rounds"])
+        r["torch_seconds"] = statistics.median(r["torch_rounds"])
+        # The median of the rounds' ratios: each round's two sides ran moments apart.
+        r["time_ratio"] = None if no_ratio else statistics.median(
+            a / b for a, b in zip(r["remat_rounds"], r["torch_rounds"]))
+        r["remat_gflops_per_s"] = r["remat_flops"] / r["remat_seconds"] / 1e9
+        r["torch_gflops_per_s"] = r["torch_flops"] / r["torch_seconds"] / 1e9
+    if no_ratio:
+        result["no_time_ratio_because"] = no_ratio
     layer_bytes = doc["network"]["node_bytes"] + doc["network"]["saved_bytes_per_layer"]
     result["bytes_per_layer"] = {"remat_output_plus_saved": layer_bytes, "torch_saved": saved,
                                  "ratio": [layer_bytes / b for b in saved]}
@@ -303,18 +380,30 @@ def main():
         return
     mib = 1 << 20
     net = doc["network"]
-    print(f"{result['date']}  {result['machine']} ({result['processor']}), torch {torch.__version__}, "
-          f"{args.threads} thread(s); remat: {doc['device']}")
+    print(f"{result['date']}  {result['machine']} ({result['processor']}), {args.threads} thread(s) each; "
+          f"{args.rounds} round(s) of {args.repeat} steps per side")
+    print(torch_blas.summary(blas))
+    print(f"remat: {doc['device']}")
     print(f"network: L = {net['layers']}, h = {net['hidden']}, {net['heads']} heads, seq {net['seq']}, "
           f"batch {net['batch']}, fp32; a_0 (in remat's peaks only) {net['node_bytes'] / mib:.2f} MiB")
     print(f"bytes held per layer: remat {layer_bytes / mib:.2f} MiB (output + saved), torch saved "
           f"{saved[0] / mib:.2f} MiB: ratio {layer_bytes / saved[0]:.3f}")
-    for label in ("store_all", "per_layer_checkpointing"):
+    for label, _, _ in plan:
         r = result[label]
+        ratio = "refused (see below)" if no_ratio else f"{r['time_ratio']:.3f}"
         print(f"{label:>24}: peak remat {r['remat_measured_peak_bytes'] / mib:8.2f} MiB (predicted "
               f"{r['remat_predicted_peak_bytes'] / mib:.2f}) torch {r['torch_peak_bytes'] / mib:8.2f} MiB "
               f"ratio {r['peak_ratio']:.3f}; step remat {r['remat_seconds']:.4f} s torch {r['torch_seconds']:.4f} s "
-              f"ratio {r['time_ratio']:.3f}")
+              f"ratio {ratio}")
+        rounds = ", ".join(f"{a:.4f}/{b:.4f}" for a, b in zip(r["remat_rounds"], r["torch_rounds"]))
+        share = (lambda g: f" = {100 * g / probe:.0f} % of sgemm") if probe else (lambda g: "")
+        print(f"{'':>26}rounds remat/torch s: {rounds}; GFLOP/s remat {r['remat_gflops_per_s']:.1f}"
+              f"{share(r['remat_gflops_per_s'])}, torch {r['torch_gflops_per_s']:.1f}{share(r['torch_gflops_per_s'])}")
+    if probe:
+        print(f"{blas['verdict']} sgemm (torch.mm on the layer's 12 linear GEMMs, {args.threads} thread(s)): "
+              f"{probe:.1f} GFLOP/s")
+    if no_ratio:
+        print(f"no time ratio: {no_ratio}")
     print(f"gradients, remat vs torch, largest relative difference of a tensor's L2 norm {grad_diff['l2']:.2e}, "
           f"of its sum (relative to max |g| x size) {grad_diff['sum']:.2e}")
 

@@ -31,11 +31,12 @@ function(remat_add_isa_object target name)
   endif()
   add_library(${object} OBJECT ${V_SOURCES})
   # GCC 12 warns about the deliberately undefined value of _mm512_undefined_ps
-  # once Eigen's AVX-512 code is inlined (a known false positive).
+  # once Eigen's AVX-512 code is inlined (a known false positive), and about
+  # the vector attributes of Eigen's packet types used as template arguments.
   # Optimised even in Debug: unoptimised code keeps out-of-line copies of the
   # standard library's inline functions (std::min, ...), which are not renamed.
   target_compile_options(${object} PRIVATE ${V_FLAGS} $<$<CONFIG:Debug>:-O2>
-                                           $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized -Wno-uninitialized>)
+                                           $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized -Wno-uninitialized -Wno-ignored-attributes>)
   target_compile_definitions(${object} PRIVATE REMAT_ISA_NAMESPACE=isa_${name} Eigen=remat_eigen_isa_${name})
   target_include_directories(${object} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${object} PRIVATE remat_eigen remat_warnings)

@@ -38,7 +38,7 @@ struct SavedOffsets {
     std::int64_t mean1, rstd1, qkv, probs, ctx, residual, mean2, rstd2, preGelu;
 
     explicit SavedOffsets(const TransformerShape &shape) {
-        const std::vector<exec::SavedBuffer> buffers = exec::savedBuffers(shape);
+        const exec::SavedBufferList buffers = exec::savedBuffers(shape);
         const auto at = [&buffers](const char *name) {
             std::int64_t offset = 0;
             for (const exec::SavedBuffer &b : buffers) {

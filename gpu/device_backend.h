@@ -34,6 +34,8 @@ public:
 
     std::string name() const override { return "cuda"; }
     std::string deviceName() const override;
+    // cuBLAS's fixed workspace (cublasSetWorkspace), allocated once.
+    std::optional<std::int64_t> kernelScratchBytes() const override { return cublasWorkspace_.bytes(); }
 
     void allocate(NodeId node) override;
     void release(NodeId node) override;

@@ -97,6 +97,7 @@ struct MeasureCommandOptions {
     std::string heads;
     std::string seq;
     std::string repeat = "5";
+    std::string threads; // CPU threads as typed; empty: every core this process may use
     StrategyOptionTexts params;
     bool verify = false;
     Format format = Format::Table;

@@ -142,6 +142,8 @@ int main(int argc, char **argv) {
     measureCmd->add_option("--seq", measure.seq, "transformer: sequence length, 1 to 1048576 (default 128)");
     measureCmd->add_option("--repeat", measure.repeat,
                            "Timed steps per strategy, 1 to 1000; the median is shown (default 5)");
+    measureCmd->add_option("--threads", measure.threads,
+                           "cpu: threads, 1 to 256 (default: every core); the same gradients for any count");
     measureCmd->add_option("--every", measure.params.every, "periodic: checkpoint every K-th node");
     measureCmd->add_option_function<std::string>(
         "--checkpoints",

@@ -10,6 +10,7 @@
 #include "core/executor/executor.h"
 #include "core/executor/network.h"
 #include "core/executor/process_memory.h"
+#include "core/executor/thread_pool.h"
 #include "core/executor/transformer_backend.h"
 #include "core/report.h"
 #include "core/strategy_registry.h"
@@ -56,7 +57,7 @@ struct Network {
     std::string sizeOptions; // the options that make it smaller
     std::string description; // one line of the table's header
     nlohmann::ordered_json json;
-    std::function<std::unique_ptr<Backend>(const std::string &backend)> makeBackend;
+    std::function<std::unique_ptr<Backend>(const std::string &backend, int threads)> makeBackend;
     std::function<nlohmann::ordered_json(const Gradients &)> gradientSummary; // null: none
 };
 
@@ -104,14 +105,14 @@ Network mlpNetwork(const MeasureCommandOptions &options) {
                 {"dtype", "fp32"},
                 {"node_bytes", shape.nodeBytes()},
                 {"parameter_bytes", shape.parameterBytes()}};
-    net.makeBackend = [shape](const std::string &name) -> std::unique_ptr<Backend> {
+    net.makeBackend = [shape](const std::string &name, int threads) -> std::unique_ptr<Backend> {
         auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate(shape));
 #ifdef REMAT_HAVE_CUDA
         if (name == "cuda")
             return gpu::makeCudaBackend(std::move(params));
 #endif
         (void)name;
-        return std::make_unique<exec::CpuBackend>(std::move(params));
+        return std::make_unique<exec::CpuBackend>(std::move(params), exec::cpu::selectedIsa(), threads);
     };
     return net;
 }
@@ -160,14 +161,14 @@ Network transformerNetwork(const MeasureCommandOptions &options) {
                 {"forward_workspace_bytes", 4 * exec::forwardWorkspaceFloats(shape)},
                 {"backward_workspace_bytes", 4 * exec::backwardWorkspaceFloats(shape)},
                 {"parameter_bytes", shape.parameterBytes()}};
-    net.makeBackend = [shape](const std::string &name) -> std::unique_ptr<Backend> {
+    net.makeBackend = [shape](const std::string &name, int threads) -> std::unique_ptr<Backend> {
         auto params = std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape));
 #ifdef REMAT_HAVE_CUDA
         if (name == "cuda")
             return gpu::makeCudaTransformerBackend(std::move(params));
 #endif
         (void)name;
-        return std::make_unique<exec::TransformerCpuBackend>(std::move(params));
+        return std::make_unique<exec::TransformerCpuBackend>(std::move(params), exec::cpu::selectedIsa(), threads);
     };
     // Per layer and tensor: L2 norm and sum, enough for a reference to check its own gradients against.
     net.gradientSummary = [shape](const Gradients &g) {
@@ -212,6 +213,15 @@ void requireFits(const char *what, std::int64_t needed, std::optional<std::int64
                             net.sizeOptions);
 }
 
+// --threads: every core this process may use unless given; the CPU's alone.
+int threadCount(const MeasureCommandOptions &options) {
+    if (options.threads.empty())
+        return exec::availableCores();
+    if (options.backend == "cuda")
+        throw InvalidArgument("--threads sets the CPU backend's threads; --backend cuda computes on the GPU");
+    return static_cast<int>(parseInteger("--threads", options.threads, 1, exec::kMaxThreads));
+}
+
 std::string seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", s);
@@ -238,6 +248,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const Network net = makeNetwork(options);
     const Model &model = net.model;
     const int repeats = static_cast<int>(parseInteger("--repeat", options.repeat, 1, 1000));
+    const int threads = threadCount(options);
 
     const StrategyParams params = parseStrategyParams(options.params, model.layers());
     const auto strategies = selectStrategies(options.strategy, params, &model);
@@ -268,7 +279,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     if (!onCpu)
         requireFits("the GPU", net.parameterBytes + worstPeak, target.freeBytes, net);
 
-    const std::unique_ptr<Backend> backend = net.makeBackend(target.backend);
+    const std::unique_ptr<Backend> backend = net.makeBackend(target.backend, threads);
 
     // The reference gradients: store-all on the same backend.
     Gradients reference, latest;
@@ -317,6 +328,8 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
         doc["device"] = backend->deviceName();
         doc["network"] = net.json;
         doc["repeat"] = repeats;
+        doc["threads"] = onCpu ? nlohmann::ordered_json(threads) : nlohmann::ordered_json(nullptr);
+        doc["kernel_scratch_bytes"] = optionalJson(backend->kernelScratchBytes());
         doc["verified"] = options.verify;
         doc["strategies"] = nlohmann::ordered_json::array();
         for (const Row &row : rows) {
@@ -351,8 +364,10 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     }
 
     out << "backend " << target.backend << ": " << backend->deviceName() << '\n'
-        << net.description << "; parameters and gradients " << formatBytes(backend->parameterBytes())
-        << " (constant, not in the peaks)\n"
+        << net.description << "; parameters and gradients " << formatBytes(backend->parameterBytes());
+    if (const auto scratch = backend->kernelScratchBytes())
+        out << ", kernel scratch " << formatBytes(*scratch);
+    out << " (constant, not in the peaks)\n"
         << "median of " << repeats << " step(s); peaks in bytes of activations and workspace: measured = the "
         << "backend's count of requested sizes, allocator = the CUDA pool's high-water mark, device = growth seen by "
         << "the driver or OS\n\n";

@@ -5,9 +5,11 @@
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/summary_table.h"
 #include "core/errors.h"
+#include "core/executor/transformer.h"
 #include "core/units.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -29,8 +31,10 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
       done_(std::make_shared<std::atomic<int>>(0)) {
     setWindowTitle(tr("Measure on the execution core"));
     auto *form = new QFormLayout;
-    form->addRow(tr("Network:"),
-                 new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this));
+    network_ = new QLabel(tr("n = %1 tanh layers, fp32 activations of width \u00D7 batch").arg(layers), this);
+    network_->setObjectName(QStringLiteral("network"));
+    network_->setWordWrap(true);
+    form->addRow(tr("Network:"), network_);
     width_ = new QSpinBox(this);
     width_->setObjectName(QStringLiteral("width"));
     width_->setRange(1, exec::NetworkShape::kMaxWidth);
@@ -43,9 +47,19 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     repeats_->setObjectName(QStringLiteral("repeats"));
     repeats_->setRange(1, 1000);
     repeats_->setValue(3);
+    // Every core by default; the gradients are the same bits for any count.
+    threads_ = new QSpinBox(this);
+    threads_->setObjectName(QStringLiteral("threads"));
+    threads_->setRange(1, exec::kMaxThreads);
+    threads_->setValue(std::min(exec::kMaxThreads, exec::availableCores()));
+    const int cores = exec::availableCores();
+    threads_->setSuffix(cores == 1 ? tr(" of 1 core") : tr(" of %1 cores").arg(cores));
+    threads_->setToolTip(tr("CPU threads. Each op is cut into the same tasks whatever the count, so the results are "
+                            "the same bits on 1 thread or many."));
     form->addRow(tr("Width:"), width_);
     form->addRow(tr("Batch:"), batch_);
     form->addRow(tr("Timed steps:"), repeats_);
+    form->addRow(tr("CPU threads:"), threads_);
     backend_ = new QComboBox(this);
     backend_->setObjectName(QStringLiteral("backend"));
     backend_->addItem(tr("CPU (Eigen)"), QStringLiteral("cpu"));
@@ -63,6 +77,10 @@ MeasureDialog::MeasureDialog(std::vector<PaneConfig> configs, int layers, QWidge
     }
     form->addRow(tr("Backend:"), backend_);
     form->addRow(QString(), note);
+    // Threads are the CPU's; CUDA computes on the GPU.
+    const auto cpuOnly = [this] { threads_->setEnabled(backend_->currentData().toString() == QLatin1String("cpu")); };
+    connect(backend_, &QComboBox::currentIndexChanged, this, cpuOnly);
+    cpuOnly();
 
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("status"));
@@ -100,6 +118,17 @@ MeasureDialog::~MeasureDialog() {
     watcher_.waitForFinished();
 }
 
+void MeasureDialog::setPaneModel(std::shared_ptr<const Model> model) {
+    paneModel_ = std::move(model);
+    const std::optional<exec::TransformerShape> transformer =
+        paneModel_ ? exec::recognizeTransformer(*paneModel_) : std::nullopt;
+    if (transformer)
+        network_->setText(tr("the opened model itself: remat's transformer, %1, fp32")
+                              .arg(QString::fromStdString(transformer->describe())));
+    width_->setEnabled(!transformer);
+    batch_->setEnabled(!transformer);
+}
+
 QString MeasureDialog::statusText() const {
     return status_->text();
 }
@@ -112,6 +141,7 @@ bool MeasureDialog::start() {
     settings.width = width_->value();
     settings.batch = batch_->value();
     settings.repeats = repeats_->value();
+    settings.threads = threads_->value();
     if (settingsHook_)
         settingsHook_(settings);
     stop_->store(false);

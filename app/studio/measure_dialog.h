@@ -36,7 +36,9 @@ public:
     // The model the panes show (null: an abstract chain). When the executor
     // runs it (the transformer example), that model is measured; otherwise the
     // tanh MLP of the same depth, reported as a different network.
-    void setPaneModel(std::shared_ptr<const Model> model) { paneModel_ = std::move(model); }
+    // The network line then says which one runs; the width and batch (the
+    // tanh MLP's) are disabled when the model itself is run.
+    void setPaneModel(std::shared_ptr<const Model> model);
 
     bool start(); // as the Measure button
     bool isRunning() const { return watcher_.isRunning(); }
@@ -67,9 +69,11 @@ private:
     int layers_;
     std::shared_ptr<const Model> paneModel_;
     QComboBox *backend_;
+    QLabel *network_;
     QSpinBox *width_;
     QSpinBox *batch_;
     QSpinBox *repeats_;
+    QSpinBox *threads_;
     QLabel *status_;
     QProgressBar *progress_;
     QPushButton *measure_;

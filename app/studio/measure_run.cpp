@@ -71,7 +71,8 @@ std::unique_ptr<exec::Backend> makeBackend(const MeasureSettings &settings, cons
         throw DeviceUnavailable(cudaUnavailable().value_or(QString()).toStdString());
 #endif
     return std::make_unique<exec::CpuBackend>(
-        std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)));
+        std::make_shared<const exec::NetworkParameters>(exec::NetworkParameters::generate(shape)),
+        exec::cpu::selectedIsa(), settings.threads);
 }
 
 // The opened transformer: its own model, on the CPU or CUDA.
@@ -98,7 +99,7 @@ std::unique_ptr<exec::Backend> makeTransformerBackend(const MeasureSettings &set
     if (cuda)
         throw DeviceUnavailable(cudaUnavailable().value_or(QString()).toStdString());
 #endif
-    return std::make_unique<exec::TransformerCpuBackend>(std::move(params));
+    return std::make_unique<exec::TransformerCpuBackend>(std::move(params), exec::cpu::selectedIsa(), settings.threads);
 }
 
 // The simulator's bytes op by op against the backend's: the first op where
@@ -121,6 +122,7 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
                            const Model *paneModel) {
     if (settings.repeats < 1 || settings.repeats > 1000)
         throw InvalidArgument("repeats must be 1 to 1000, got " + std::to_string(settings.repeats));
+    exec::requireThreadCount("threads", settings.threads);
     MeasureReport report;
     const std::optional<exec::TransformerShape> transformer =
         paneModel ? exec::recognizeTransformer(*paneModel) : std::nullopt;

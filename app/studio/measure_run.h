@@ -10,6 +10,7 @@
 #include "app/studio/pane_run.h"
 #include "core/executor/executor.h"
 #include "core/executor/network.h"
+#include "core/executor/thread_pool.h"
 #include "core/model.h"
 #include "core/simulator.h"
 
@@ -28,7 +29,8 @@ struct MeasureSettings {
     std::string backend = "cpu"; // "cpu" or "cuda"
     int width = 256;
     int batch = 64;
-    int repeats = 3; // timed steps per strategy (the median is shown)
+    int repeats = 3;                          // timed steps per strategy (the median is shown)
+    int threads = exec::availableCores();      // CPU threads; the gradients are the same for any count
     // Test hook: builds the backend instead of the CPU/CUDA choice above (a
     // fake that miscounts shows how a mismatch reaches the user).
     std::function<std::unique_ptr<exec::Backend>(std::shared_ptr<const exec::NetworkParameters>)> backendFactory;

@@ -35,6 +35,11 @@ public:
     virtual Model model() const = 0;
     // Weights, biases, their gradients, the input batch and the target.
     virtual std::int64_t parameterBytes() const = 0;
+    // What the backend's math keeps for itself across ops, allocated once and
+    // the same for every schedule, so outside the peaks like the parameters
+    // (CPU: each thread's GEMM packing buffers; CUDA: cuBLAS's workspace).
+    // Nothing where the backend cannot tell.
+    virtual std::optional<std::int64_t> kernelScratchBytes() const { return std::nullopt; }
 
     // Node buffers: `allocate` gives `node` an uninitialised buffer of its
     // bytes; `release` returns it. Throws OutOfMemory naming bytes asked and free.

@@ -7,19 +7,14 @@
 
 namespace remat::exec {
 
-CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters, cpu::Isa isa)
+CpuBackend::CpuBackend(std::shared_ptr<const NetworkParameters> parameters, cpu::Isa isa, int threads)
     : HostBackend(parameters ? 2 * (static_cast<std::size_t>(parameters->shape.layers) + 1) : 0,
-                  parameters ? parameters->shape.nodeBytes() : 0),
-      params_(std::move(parameters)), isa_(isa), k_(cpu::kernels(isa)) {
+                  parameters ? parameters->shape.nodeBytes() : 0, isa, threads),
+      params_(std::move(parameters)) {
     if (!params_)
         throw InvalidArgument("the CPU backend needs network parameters");
     grads_.weights.assign(params_->weights.size(), 0.0f);
     grads_.biases.assign(params_->biases.size(), 0.0f);
-}
-
-// "x86_64, AVX-512 kernels, 2 cores, Eigen 3.4.0, 1 thread": which variant ran.
-std::string CpuBackend::deviceName() const {
-    return describeHost(std::string(cpu::isaLabel(isa_)) + " kernels, " + k_.library);
 }
 
 void CpuBackend::loadInput() {
@@ -31,38 +26,36 @@ void CpuBackend::forward(int i) {
     const NetworkShape &s = shape();
     if (i < 1 || i > s.layers)
         throw InvalidArgument("CPU backend: no forward layer " + std::to_string(i));
-    const cpu::Index w = s.width, b = s.batch;
     const float *in = node(static_cast<NodeId>(i - 1), "input of a forward");
     float *out = node(static_cast<NodeId>(i), "output of a forward");
     TrackedBuffer workspace(allocator_, forwardWorkspaceBytes(s, i));
     float *t = workspace.data();
-    k_.tanh(w * b, in, t);
-    k_.gemm(cpu::Transpose::No, cpu::Transpose::No, w, b, w, 1.0f, params_->weight(i), w, t, w, 0.0f, out, w);
-    k_.addBias(w, b, params_->bias(i), out, w);
+    ops_.tanh(s.elements(), in, t);
+    ops_.linearForward(t, params_->weight(i), params_->bias(i), out, s.width, s.width, s.batch);
 }
 
+// b_i = (W_(i+1)^T b_(i+1)) .* (1 - tanh(a_i)^2), and layer i+1's weight and bias gradients.
 void CpuBackend::backward(int i) {
     const NetworkShape &s = shape();
     if (i < 0 || i > s.layers)
         throw InvalidArgument("CPU backend: no backward node " + std::to_string(i));
-    const cpu::Index w = s.width, b = s.batch;
     const NodeId self = static_cast<NodeId>(s.layers + 1 + i);
     float *out = node(self, "output of a backward");
     if (i == s.layers) { // b_n = a_n - target: the gradient of 1/2 ||a_n - target||^2
-        k_.subtract(w * b, node(static_cast<NodeId>(i), "a_n"), params_->target.data(), out);
+        ops_.subtract(s.elements(), node(static_cast<NodeId>(i), "a_n"), params_->target.data(), out);
         return;
     }
     const int layer = i + 1; // b_i closes layer i+1: its weight gradients and b_i
+    const std::int64_t w = s.width;
     const float *a = node(static_cast<NodeId>(i), "a_i of a backward");
     const float *next = node(self + 1, "b_(i+1) of a backward");
     TrackedBuffer workspace(allocator_, backwardWorkspaceBytes(s, i));
     float *t = workspace.data();
-    k_.tanh(w * b, a, t);
-    float *dW = grads_.weights.data() + std::int64_t{layer - 1} * w * w;
-    k_.gemm(cpu::Transpose::No, cpu::Transpose::Yes, w, w, b, 1.0f, next, w, t, w, 0.0f, dW, w);
-    k_.rowSums(w, b, next, w, grads_.biases.data() + std::int64_t{layer - 1} * w);
-    k_.gemm(cpu::Transpose::Yes, cpu::Transpose::No, w, b, w, 1.0f, params_->weight(layer), w, next, w, 0.0f, out, w);
-    k_.mulTanhDerivative(w * b, t, out);
+    ops_.tanh(s.elements(), a, t);
+    ops_.linearBackwardParameters(next, t, grads_.weights.data() + (layer - 1) * w * w,
+                                  grads_.biases.data() + (layer - 1) * w, s.width, s.width, s.batch);
+    ops_.linearBackwardInput(next, params_->weight(layer), out, s.width, s.width, s.batch);
+    ops_.mulTanhDerivative(s.elements(), t, out);
 }
 
 void CpuBackend::readGradients(Gradients &out) {

@@ -3,16 +3,14 @@
 #include "core/errors.h"
 #include "core/executor/process_memory.h"
 
-#include <Eigen/Core>
 #include <algorithm>
-#include <thread>
 
 namespace remat::exec {
 
-HostBackend::HostBackend(std::size_t nodeCount, std::int64_t nodeBytes) : nodeBytes_(nodeBytes), nodes_(nodeCount) {}
+HostBackend::HostBackend(std::size_t nodeCount, std::int64_t nodeBytes, cpu::Isa isa, int threads)
+    : ops_(isa, threads), nodeBytes_(nodeBytes), nodes_(nodeCount) {}
 
-std::string HostBackend::describeHost(const std::string &math) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+std::string HostBackend::deviceName() const {
 #if defined(__x86_64__)
     const char *arch = "x86_64";
 #elif defined(__aarch64__)
@@ -20,12 +18,10 @@ std::string HostBackend::describeHost(const std::string &math) {
 #else
     const char *arch = "cpu";
 #endif
-    return std::string(arch) + ", " + math + ", " + std::to_string(cores) + " cores, 1 thread";
-}
-
-std::string HostBackend::deviceName() const {
-    return describeHost("Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
-                        "." + std::to_string(EIGEN_MINOR_VERSION));
+    const int threads = ops_.threads();
+    return std::string(arch) + ", " + std::string(cpu::isaLabel(ops_.isa())) + " kernels, " + ops_.kernels().library +
+           ", " + std::to_string(availableCores()) + " cores, " + std::to_string(threads) +
+           (threads == 1 ? " thread" : " threads");
 }
 
 float *HostBackend::node(NodeId id, const char *role) const {

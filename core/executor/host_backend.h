@@ -1,8 +1,11 @@
 #pragma once
 // What every CPU backend shares: node buffers from one TrackingAllocator (so
-// live and peak bytes are exact), the steady-clock timer and the resident-set
-// watch. A network's CPU backend derives from it and adds its math.
+// live and peak bytes are exact), the math on every core (CpuOps: the
+// kernels of one instruction set and the threads), the steady-clock timer and
+// the resident-set watch. A network's CPU backend derives from it and runs
+// its layers on ops_.
 #include "core/executor/backend.h"
+#include "core/executor/cpu_ops.h"
 #include "core/executor/tracking_allocator.h"
 
 #include <chrono>
@@ -13,7 +16,11 @@ namespace remat::exec {
 class HostBackend : public Backend {
 public:
     std::string name() const override { return "cpu"; }
+    // "x86_64, AVX-512 kernels, Eigen 3.4.0, 2 cores, 2 threads": which kernels ran, on how many threads.
     std::string deviceName() const override;
+    std::optional<std::int64_t> kernelScratchBytes() const override { return ops_.scratchBytes(); }
+    cpu::Isa isa() const { return ops_.isa(); }
+    int threads() const { return ops_.threads(); }
 
     void allocate(NodeId node) override;
     void release(NodeId node) override;
@@ -30,16 +37,18 @@ public:
     std::optional<std::int64_t> deviceWatchPeakGrowth() override;
 
 protected:
-    // `nodeCount` buffers (a_0..a_n, b_0..b_n) of `nodeBytes` each.
-    HostBackend(std::size_t nodeCount, std::int64_t nodeBytes);
+    // `nodeCount` buffers (a_0..a_n, b_0..b_n) of `nodeBytes` each; the
+    // kernels of `isa` on `threads` threads (throws as cpu::kernels() does
+    // when the CPU cannot run them, InvalidArgument for a thread count
+    // outside 1..kMaxThreads).
+    HostBackend(std::size_t nodeCount, std::int64_t nodeBytes, cpu::Isa isa, int threads);
     // The allocated buffer of node `id`; throws InvalidArgument naming `role` when it is not.
     float *node(NodeId id, const char *role) const;
-    // "x86_64, <math>, 2 cores, 1 thread": what a device line says of the host.
-    static std::string describeHost(const std::string &math);
     // Frees whatever else the derived backend holds between steps.
     virtual void releaseExtra() {}
 
     TrackingAllocator allocator_;
+    CpuOps ops_;
 
 private:
     std::int64_t nodeBytes_;

@@ -11,26 +11,6 @@
 
 namespace remat::exec {
 
-namespace {
-
-// Offsets (in floats) of the saved buffers within a layer's one allocation, in savedBuffers order.
-struct SavedLayout {
-    std::int64_t mean1, rstd1, qkv, probs, ctx, residual, mean2, rstd2, preGelu;
-};
-
-SavedLayout savedLayout(const TransformerShape &shape) {
-    const std::vector<SavedBuffer> buffers = savedBuffers(shape);
-    std::int64_t at[9] = {};
-    std::int64_t offset = 0;
-    for (std::size_t k = 0; k < buffers.size(); ++k) {
-        at[k] = offset;
-        offset += buffers[k].floats;
-    }
-    return {at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7], at[8]};
-}
-
-} // namespace
-
 void TransformerShape::validate() const {
     requireRange("layers", layers, Model::kMaxLayers);
     requireRange("hidden size h", hidden, kMaxHidden);
@@ -64,9 +44,9 @@ std::string TransformerShape::describe() const {
            " heads, seq " + std::to_string(seq) + ", batch " + std::to_string(batch);
 }
 
-std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape) {
+SavedBufferList savedBuffers(const TransformerShape &shape) {
     const std::int64_t n = shape.tokens(), h = shape.hidden;
-    return {
+    return {{
         {"ln1_mean", n, "LayerNorm 1 mean per token: with rstd and the layer input, the backward recomputes LN1(x)"},
         {"ln1_rstd", n, "LayerNorm 1 1/sqrt(var + eps) per token"},
         {"qkv", 3 * h * n, "queries, keys, values: the attention backward and nothing else needs them"},
@@ -77,7 +57,7 @@ std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape) {
         {"ln2_mean", n, "LayerNorm 2 mean per token"},
         {"ln2_rstd", n, "LayerNorm 2 1/sqrt(var + eps) per token"},
         {"fc1_output", 4 * h * n, "the MLP's pre-GELU activation; GELU's output is recomputed in the backward"},
-    };
+    }};
 }
 
 std::int64_t savedFloats(const TransformerShape &shape) {
@@ -151,73 +131,6 @@ template <typename T> LayerTensors<T *> layerTensors(T *matrices, T *vectors, in
             v + 2 * h, v + 5 * h,     v + 6 * h,     v + 7 * h,     v + 8 * h, v + 12 * h};
 }
 
-// Both modes run the same operations on the same values in the same order;
-// only where the internals live differs. Recording: in `saved`. Discarding:
-// qkv and the context in the wide part of the workspace, one head's
-// probabilities at a time, LayerNorm statistics in the workspace's tail, x2
-// in y. The fc1 output then takes the wide part and GELU runs in place.
-template <typename T>
-void transformerLayerForward(const TransformerShape &s, const LayerTensors<const T *> &w, const T *x, T *y, T *saved,
-                             T *workspace) {
-    const int h = s.hidden;
-    const std::int64_t n = s.tokens(), hn = h * n;
-    T *wide = workspace, *narrow = workspace + 4 * hn, *scores = narrow + hn, *stats = scores + s.seq * s.seq;
-    const bool recording = saved != nullptr;
-    const SavedLayout at = savedLayout(s);
-    T *mean1 = recording ? saved + at.mean1 : stats, *rstd1 = recording ? saved + at.rstd1 : stats + n;
-    T *mean2 = recording ? saved + at.mean2 : stats, *rstd2 = recording ? saved + at.rstd2 : stats + n;
-    T *qkv = recording ? saved + at.qkv : wide, *ctx = recording ? saved + at.ctx : wide + 3 * hn;
-    T *probs = recording ? saved + at.probs : scores;
-    T *residual = recording ? saved + at.residual : y;
-    T *preGelu = recording ? saved + at.preGelu : wide;
-    // y holds LN1(x) until the QKV GEMM has read it.
-    math::layerNormForward(x, w.ln1Gamma, w.ln1Beta, y, mean1, rstd1, h, n);
-    math::linearForward(y, w.qkvWeight, w.qkvBias, qkv, h, 3 * h, n);
-    math::attentionForward(qkv, probs, recording ? std::int64_t{s.seq} * s.seq : 0, ctx, s.attention());
-    math::linearForward(ctx, w.projWeight, w.projBias, residual, h, h, n);
-    math::residualAdd(residual, x, hn);
-    if (recording)
-        std::memcpy(y, residual, static_cast<std::size_t>(hn) * sizeof(T));
-    math::layerNormForward(y, w.ln2Gamma, w.ln2Beta, narrow, mean2, rstd2, h, n);
-    math::linearForward(narrow, w.fc1Weight, w.fc1Bias, preGelu, h, 4 * h, n);
-    math::geluForward(preGelu, wide, 4 * hn); // in place when discarding
-    math::linearAccumulate(wide, w.fc2Weight, y, 4 * h, h, n);
-    math::biasAdd(y, w.fc2Bias, h, n);
-}
-
-template <typename T>
-void transformerLayerBackward(const TransformerShape &s, const LayerTensors<const T *> &w, const T *x, const T *dy,
-                              const T *saved, T *dx, const LayerTensors<T *> &g, T *workspace) {
-    const SavedLayout at = savedLayout(s);
-    const int h = s.hidden;
-    const std::int64_t n = s.tokens();
-    const T *residual = saved + at.residual, *preGelu = saved + at.preGelu;
-    T *wide = workspace;               // 4h x n: gelu(fc1), then its gradient, then dqkv
-    T *narrow = workspace + 4 * h * n; // h x n: LN outputs and h-wide gradients
-    T *scores = narrow + h * n;        // s x s
-    // MLP: a_i = x2 + W_2 gelu(u) + c_2.
-    math::geluForward(preGelu, wide, 4 * h * n);
-    math::linearBackwardParameters(dy, wide, g.fc2Weight, g.fc2Bias, 4 * h, h, n);
-    math::linearBackwardInput(dy, w.fc2Weight, wide, 4 * h, h, n);
-    math::geluBackward(preGelu, wide, wide, 4 * h * n);
-    math::layerNormApply(residual, saved + at.mean2, saved + at.rstd2, w.ln2Gamma, w.ln2Beta, narrow, h, n);
-    math::linearBackwardParameters(wide, narrow, g.fc1Weight, g.fc1Bias, h, 4 * h, n);
-    math::linearBackwardInput(wide, w.fc1Weight, narrow, h, 4 * h, n);
-    // dL/dx2: the residual path plus LayerNorm 2's.
-    std::memcpy(dx, dy, static_cast<std::size_t>(h * n) * sizeof(T));
-    math::layerNormBackward(narrow, residual, saved + at.mean2, saved + at.rstd2, w.ln2Gamma, dx, g.ln2Gamma, g.ln2Beta,
-                            h, n);
-    // Attention: x2 = x + W_o ctx + c_o.
-    math::linearBackwardParameters(dx, saved + at.ctx, g.projWeight, g.projBias, h, h, n);
-    math::linearBackwardInput(dx, w.projWeight, narrow, h, h, n);
-    math::attentionBackward(narrow, saved + at.qkv, saved + at.probs, wide, scores, s.attention());
-    math::layerNormApply(x, saved + at.mean1, saved + at.rstd1, w.ln1Gamma, w.ln1Beta, narrow, h, n);
-    math::linearBackwardParameters(wide, narrow, g.qkvWeight, g.qkvBias, h, 3 * h, n);
-    math::linearBackwardInput(wide, w.qkvWeight, narrow, h, 3 * h, n);
-    // dL/dx: dL/dx2 (the residual path) plus LayerNorm 1's.
-    math::layerNormBackward(narrow, x, saved + at.mean1, saved + at.rstd1, w.ln1Gamma, dx, g.ln1Gamma, g.ln1Beta, h, n);
-}
-
 std::uint64_t transformerParameterStream(int layer, int tensor) {
     return 1000 + 16 * static_cast<std::uint64_t>(layer) + static_cast<std::uint64_t>(tensor);
 }
@@ -275,16 +188,6 @@ template LayerTensors<float *> layerTensors<float>(float *, float *, int, int);
 template LayerTensors<double *> layerTensors<double>(double *, double *, int, int);
 template LayerTensors<const float *> layerTensors<const float>(const float *, const float *, int, int);
 template LayerTensors<const double *> layerTensors<const double>(const double *, const double *, int, int);
-template void transformerLayerForward<float>(const TransformerShape &, const LayerTensors<const float *> &,
-                                             const float *, float *, float *, float *);
-template void transformerLayerForward<double>(const TransformerShape &, const LayerTensors<const double *> &,
-                                              const double *, double *, double *, double *);
-template void transformerLayerBackward<float>(const TransformerShape &, const LayerTensors<const float *> &,
-                                              const float *, const float *, const float *, float *,
-                                              const LayerTensors<float *> &, float *);
-template void transformerLayerBackward<double>(const TransformerShape &, const LayerTensors<const double *> &,
-                                               const double *, const double *, const double *, double *,
-                                               const LayerTensors<double *> &, double *);
 
 namespace {
 

@@ -11,12 +11,15 @@
 #include "core/executor/transformer_math.h"
 #include "core/model.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace remat::exec {
+
+class CpuOps; // cpu_ops.h
 
 struct TransformerShape {
     int layers = 12;
@@ -53,7 +56,9 @@ struct SavedBuffer {
     std::int64_t floats;
     const char *why;
 };
-std::vector<SavedBuffer> savedBuffers(const TransformerShape &shape);
+// A fixed array: the layers ask for it on every op, without allocating.
+using SavedBufferList = std::array<SavedBuffer, 9>;
+SavedBufferList savedBuffers(const TransformerShape &shape);
 std::int64_t savedFloats(const TransformerShape &shape);
 inline std::int64_t savedBytes(const TransformerShape &shape) {
     return savedFloats(shape) * 4;
@@ -100,15 +105,21 @@ template <typename T> LayerTensors<T *> layerTensors(T *matrices, T *vectors, in
 // to `saved` (savedFloats). Discarding (`saved` null): they live in the
 // workspace only while the layer runs. `workspace` holds
 // forwardWorkspaceFloats either way; y's bits do not depend on the mode.
-// y may not alias x.
+// y may not alias x. On the reference ops (transformer_math.h: one thread,
+// float or double) or on CpuOps (the ISA kernels on every core, float).
 template <typename T>
 void transformerLayerForward(const TransformerShape &shape, const LayerTensors<const T *> &weights, const T *x, T *y,
                              T *saved, T *workspace);
+void transformerLayerForward(const TransformerShape &shape, CpuOps &ops, const LayerTensors<const float *> &weights,
+                             const float *x, float *y, float *saved, float *workspace);
 // Its backward: dx = dL/dx from dy = dL/dy, x and the saved buffers; writes
 // the layer's parameter gradients. dx may not alias dy.
 template <typename T>
 void transformerLayerBackward(const TransformerShape &shape, const LayerTensors<const T *> &weights, const T *x,
                               const T *dy, const T *saved, T *dx, const LayerTensors<T *> &gradients, T *workspace);
+void transformerLayerBackward(const TransformerShape &shape, CpuOps &ops, const LayerTensors<const float *> &weights,
+                              const float *x, const float *dy, const float *saved, float *dx,
+                              const LayerTensors<float *> &gradients, float *workspace);
 
 // Deterministic parameters and data, the same counter-based hash as the tanh
 // network (bench/torch_transformer_reference.py regenerates them bit for bit):

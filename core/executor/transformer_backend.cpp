@@ -6,9 +6,10 @@
 
 namespace remat::exec {
 
-TransformerCpuBackend::TransformerCpuBackend(std::shared_ptr<const TransformerParameters> parameters)
+TransformerCpuBackend::TransformerCpuBackend(std::shared_ptr<const TransformerParameters> parameters, cpu::Isa isa,
+                                             int threads)
     : HostBackend(parameters ? 2 * (static_cast<std::size_t>(parameters->shape.layers) + 1) : 0,
-                  parameters ? parameters->shape.nodeBytes() : 0),
+                  parameters ? parameters->shape.nodeBytes() : 0, isa, threads),
       params_(std::move(parameters)) {
     if (!params_)
         throw InvalidArgument("the transformer CPU backend needs its parameters");
@@ -26,8 +27,8 @@ void TransformerCpuBackend::forward(int i) {
     if (i < 1 || i > s.layers)
         throw InvalidArgument("transformer CPU backend: no forward layer " + std::to_string(i));
     const TrackedBuffer workspace(allocator_, 4 * forwardWorkspaceFloats(s));
-    transformerLayerForward<float>(s, params_->layer(i), node(static_cast<NodeId>(i - 1), "input of a forward"),
-                                   node(static_cast<NodeId>(i), "output of a forward"), nullptr, workspace.data());
+    transformerLayerForward(s, ops_, params_->layer(i), node(static_cast<NodeId>(i - 1), "input of a forward"),
+                            node(static_cast<NodeId>(i), "output of a forward"), nullptr, workspace.data());
 }
 
 // Also while a_i is resident: the layer is re-run only to record, and
@@ -42,8 +43,8 @@ void TransformerCpuBackend::forwardRecording(int i) {
                               " records while its saved buffers are still held");
     held = TrackedBuffer(allocator_, savedBytes(s));
     const TrackedBuffer workspace(allocator_, 4 * forwardWorkspaceFloats(s));
-    transformerLayerForward<float>(s, params_->layer(i), node(static_cast<NodeId>(i - 1), "input of a forward"),
-                                   node(static_cast<NodeId>(i), "output of a forward"), held.data(), workspace.data());
+    transformerLayerForward(s, ops_, params_->layer(i), node(static_cast<NodeId>(i - 1), "input of a forward"),
+                            node(static_cast<NodeId>(i), "output of a forward"), held.data(), workspace.data());
 }
 
 void TransformerCpuBackend::releaseSaved(int i) {
@@ -65,9 +66,7 @@ void TransformerCpuBackend::backward(int i) {
     float *out = node(self, "output of a backward");
     const std::int64_t count = std::int64_t{s.hidden} * s.tokens();
     if (i == s.layers) { // b_L = a_L - target: the gradient of 1/2 ||a_L - target||^2
-        const float *y = node(static_cast<NodeId>(i), "a_L");
-        for (std::int64_t k = 0; k < count; ++k)
-            out[k] = y[k] - params_->target[static_cast<std::size_t>(k)];
+        ops_.subtract(count, node(static_cast<NodeId>(i), "a_L"), params_->target.data(), out);
         return;
     }
     const int layer = i + 1; // b_i is layer i+1's backward
@@ -76,10 +75,10 @@ void TransformerCpuBackend::backward(int i) {
         throw InvalidArgument("transformer CPU backend: b_" + std::to_string(i) + " needs the saved buffers of layer " +
                               std::to_string(layer) + ", which no recording forward left");
     const TrackedBuffer workspace(allocator_, 4 * backwardWorkspaceFloats(s));
-    transformerLayerBackward<float>(s, params_->layer(layer), node(static_cast<NodeId>(i), "a_i of a backward"),
-                                    node(self + 1, "b_(i+1) of a backward"), saved.data(), out,
-                                    layerTensors(grads_.weights.data(), grads_.biases.data(), s.hidden, layer),
-                                    workspace.data());
+    transformerLayerBackward(s, ops_, params_->layer(layer), node(static_cast<NodeId>(i), "a_i of a backward"),
+                             node(self + 1, "b_(i+1) of a backward"), saved.data(), out,
+                             layerTensors(grads_.weights.data(), grads_.biases.data(), s.hidden, layer),
+                             workspace.data());
 }
 
 void TransformerCpuBackend::readGradients(Gradients &out) {

@@ -1,6 +1,7 @@
 #pragma once
-// The transformer network (transformer.h) on the CPU: the layer math of
-// transformer_math.h, every node, saved and workspace buffer from the
+// The transformer network (transformer.h) on the CPU: its layers on CpuOps
+// (the kernels of one instruction set on `threads` threads, the same bits for
+// any thread count), every node, saved and workspace buffer from the
 // HostBackend's tracking allocator, so the bytes counted are the bytes
 // transformerModel() predicts.
 #include "core/executor/host_backend.h"
@@ -13,7 +14,9 @@ namespace remat::exec {
 
 class TransformerCpuBackend final : public HostBackend {
 public:
-    explicit TransformerCpuBackend(std::shared_ptr<const TransformerParameters> parameters);
+    // Throws as CpuBackend's constructor does for the kernels and threads.
+    explicit TransformerCpuBackend(std::shared_ptr<const TransformerParameters> parameters,
+                                   cpu::Isa isa = cpu::selectedIsa(), int threads = 1);
 
     const TransformerShape &shape() const { return params_->shape; }
     Model model() const override { return transformerModel(params_->shape); }

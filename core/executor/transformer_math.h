@@ -1,9 +1,9 @@
 #pragma once
-// The dense math of one transformer layer on the CPU, one function per op, on
-// raw pointers, instantiated for float (the backends, and the references the
-// CUDA kernels are validated against) and double (the finite-difference
-// checks). Nothing here allocates: every buffer, scratch included, is given
-// by the caller, which counts it.
+// The reference math of one transformer layer, one function per op, on raw
+// pointers in plain loops, instantiated for float (what the CPU backend's
+// kernels, cpu_ops.h, and the CUDA kernels are checked against) and double
+// (the finite-difference checks). Nothing here allocates: every buffer,
+// scratch included, is given by the caller, which counts it.
 //
 // Layout: an activation of C features over N tokens is a C x N column-major
 // matrix (each token's C values contiguous, like llm.c's (B, T, C)); token
@@ -12,6 +12,7 @@
 // Single-threaded Eigen and fixed loop orders: the same call on the same
 // inputs gives the same bits.
 #include <cstdint>
+#include <cstring>
 
 namespace remat::exec::math {
 
@@ -83,5 +84,61 @@ void attentionForward(const T *qkv, T *probs, std::int64_t blockStride, T *ctx, 
 // seq * seq floats (one head's dL/dP).
 template <typename T>
 void attentionBackward(const T *dctx, const T *qkv, const T *probs, T *dqkv, T *scratch, const AttentionShape &shape);
+
+// The functions above as the ops a layer runs on (transformerLayerForward):
+// one thread, plain loops, in float or double. CpuOps (cpu_ops.h) has the
+// same members on the ISA kernels and every core.
+template <typename T> struct ReferenceOps {
+    void layerNormForward(const T *x, const T *gamma, const T *beta, T *y, T *mean, T *rstd, int c, std::int64_t n) {
+        math::layerNormForward(x, gamma, beta, y, mean, rstd, c, n);
+    }
+    void layerNormApply(const T *x, const T *mean, const T *rstd, const T *gamma, const T *beta, T *y, int c,
+                        std::int64_t n) {
+        math::layerNormApply(x, mean, rstd, gamma, beta, y, c, n);
+    }
+    void layerNormBackward(const T *dy, const T *x, const T *mean, const T *rstd, const T *gamma, T *dx, T *dgamma,
+                           T *dbeta, int c, std::int64_t n) {
+        math::layerNormBackward(dy, x, mean, rstd, gamma, dx, dgamma, dbeta, c, n);
+    }
+    void linearForward(const T *x, const T *weight, const T *bias, T *y, int in, int out, std::int64_t n) {
+        math::linearForward(x, weight, bias, y, in, out, n);
+    }
+    // y += W x + bias
+    void linearAccumulate(const T *x, const T *weight, const T *bias, T *y, int in, int out, std::int64_t n) {
+        math::linearAccumulate(x, weight, y, in, out, n);
+        math::biasAdd(y, bias, out, n);
+    }
+    // y = W x + bias + residual
+    void linearForwardResidual(const T *x, const T *weight, const T *bias, const T *residual, T *y, int in, int out,
+                               std::int64_t n) {
+        math::linearForward(x, weight, bias, y, in, out, n);
+        math::residualAdd(y, residual, std::int64_t{out} * n);
+    }
+    // dx = (W^T dy) .* gelu'(u)
+    void linearBackwardInputGelu(const T *dy, const T *weight, const T *u, T *dx, int in, int out, std::int64_t n) {
+        math::linearBackwardInput(dy, weight, dx, in, out, n);
+        math::geluBackward(u, dx, dx, std::int64_t{in} * n);
+    }
+    void linearBackwardParameters(const T *dy, const T *x, T *dweight, T *dbias, int in, int out, std::int64_t n) {
+        math::linearBackwardParameters(dy, x, dweight, dbias, in, out, n);
+    }
+    void linearBackwardInput(const T *dy, const T *weight, T *dx, int in, int out, std::int64_t n) {
+        math::linearBackwardInput(dy, weight, dx, in, out, n);
+    }
+    void copy(const T *from, T *to, std::int64_t count) {
+        std::memcpy(to, from, static_cast<std::size_t>(count) * sizeof(T));
+    }
+    void geluForward(const T *u, T *g, std::int64_t count) { math::geluForward(u, g, count); }
+    // One head at a time: discarding, its probabilities in the scratch's first seq^2.
+    void attentionForward(const T *qkv, T *savedProbs, T *ctx, T *scratch, std::int64_t /*scratchFloats*/,
+                          const AttentionShape &shape) {
+        math::attentionForward(qkv, savedProbs ? savedProbs : scratch,
+                               savedProbs ? std::int64_t{shape.seq} * shape.seq : 0, ctx, shape);
+    }
+    void attentionBackward(const T *dctx, const T *qkv, const T *probs, T *dqkv, T *scratch,
+                           std::int64_t /*scratchFloats*/, const AttentionShape &shape) {
+        math::attentionBackward(dctx, qkv, probs, dqkv, scratch, shape);
+    }
+};
 
 } // namespace remat::exec::math

@@ -189,6 +189,13 @@ private slots:
         QTest::newRow("sweep factor") << QStringList{"sweep", "--factor", "1"} << "--factor must be an integer from 2";
         QTest::newRow("sweep over the op limit")
             << QStringList{"sweep", "--n", "4..100000", "--strategy", "recompute-all"} << "the limit is";
+        QTest::newRow("threads zero") << QStringList{"measure", "--threads", "0"}
+                                      << "--threads must be an integer from 1 to 256, got '0'";
+        QTest::newRow("threads negative") << QStringList{"measure", "--threads", "-1"}
+                                          << "--threads must be an integer from 1 to 256, got '-1'";
+        QTest::newRow("threads beyond the limit") << QStringList{"measure", "--threads", "100000"}
+                                                  << "--threads must be an integer from 1 to 256, got '100000'";
+        QTest::newRow("threads text") << QStringList{"measure", "--threads", "all"} << "got 'all'";
         QTest::newRow("sweep checkpoints")
             << QStringList{"sweep", "--strategy", "checkpoints"} << "sweep cannot run 'checkpoints'";
     }

@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QThread>
 #include <QtTest>
 
 namespace {
@@ -92,6 +93,32 @@ private slots:
         QTest::newRow("mlp option on the transformer") << transformer + QStringList{"--width", "16"} << "--width";
         QTest::newRow("transformer option on the mlp") << QStringList{"--heads", "4"} << "--heads";
     }
+    // --threads: the JSON and the device line say how many; the gradients
+    // (per tensor L2 norm and sum) are the same on 1 and 3 threads, to the bit.
+    void threadsGiveTheSameGradients() {
+        const QStringList shape{"--network", "transformer", "--layers", "2", "--hidden", "24", "--heads",
+                                "3",         "--seq",         "7", "--batch", "3", "--repeat", "1", "--verify", "--json"};
+        const Run one = remat(shape + QStringList{"--threads", "1"}), three = remat(shape + QStringList{"--threads", "3"});
+        QVERIFY2(one.exitCode == 0, one.err.constData());
+        QVERIFY2(three.exitCode == 0, three.err.constData());
+        const QJsonObject a = QJsonDocument::fromJson(one.out).object(), b = QJsonDocument::fromJson(three.out).object();
+        QCOMPARE(a["threads"].toInt(), 1);
+        QCOMPARE(b["threads"].toInt(), 3);
+        QVERIFY2(b["device"].toString().contains("3 threads"), qPrintable(b["device"].toString()));
+        QVERIFY(b["kernel_scratch_bytes"].toInteger() > 0);
+        const QJsonArray ga = a["gradients"].toArray(), gb = b["gradients"].toArray();
+        QVERIFY(!ga.isEmpty());
+        QCOMPARE(ga, gb);
+        QVERIFY(ga.first().toObject()["l2"].toDouble() > 0);
+    }
+
+    // Without --threads: every core this process may use.
+    void threadsDefaultToEveryCore() {
+        const Run r = remat({"--n", "3", "--width", "8", "--batch", "2", "--strategy", "store-all", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(r.out).object()["threads"].toInt(), QThread::idealThreadCount());
+    }
+
     void badInput() {
         QFETCH(QStringList, args);
         QFETCH(QString, named);

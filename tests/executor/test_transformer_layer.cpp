@@ -4,11 +4,13 @@
 // stack of layers and the loss), the fp32 path agrees with the fp64 one, and
 // bad shapes are refused with a message naming the value.
 #include "core/errors.h"
+#include "core/executor/cpu_ops.h"
 #include "core/executor/transformer.h"
 
 #include <QtTest>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace remat;
@@ -162,6 +164,32 @@ double largestMagnitude(const Vec &v) {
     return m;
 }
 
+// One fp32 layer's forward and backward (loss 1/2 ||y - target||^2), on the
+// reference ops (`ops` null) or on CpuOps.
+struct FloatLayer {
+    std::vector<float> y, dx, dm, dv;
+
+    FloatLayer(const TransformerShape &s, const TransformerParameters &p, CpuOps *ops)
+        : y(p.input.size()), dx(p.input.size()), dm(p.matrices.size()), dv(p.vectors.size()) {
+        std::vector<float> dy(p.input.size()), saved(static_cast<std::size_t>(savedFloats(s)));
+        std::vector<float> work(
+            static_cast<std::size_t>(std::max(forwardWorkspaceFloats(s), backwardWorkspaceFloats(s))));
+        const LayerTensors<float *> grads = layerTensors(dm.data(), dv.data(), s.hidden, 1);
+        if (ops)
+            transformerLayerForward(s, *ops, p.layer(1), p.input.data(), y.data(), saved.data(), work.data());
+        else
+            transformerLayerForward<float>(s, p.layer(1), p.input.data(), y.data(), saved.data(), work.data());
+        for (std::size_t k = 0; k < dy.size(); ++k)
+            dy[k] = y[k] - p.target[k];
+        if (ops)
+            transformerLayerBackward(s, *ops, p.layer(1), p.input.data(), dy.data(), saved.data(), dx.data(), grads,
+                                     work.data());
+        else
+            transformerLayerBackward<float>(s, p.layer(1), p.input.data(), dy.data(), saved.data(), dx.data(), grads,
+                                            work.data());
+    }
+};
+
 } // namespace
 
 class TestTransformerLayer : public QObject {
@@ -225,23 +253,12 @@ private slots:
         QVERIFY(largestMagnitude(dMatrices) > 1e-3); // the check above compared something
     }
 
-    // The fp32 layer the backends run agrees with the fp64 one.
+    // The fp32 layer agrees with the fp64 one: on the reference ops, and on
+    // the CPU backend's (every kernel variant, one thread and three).
     void floatAgreesWithDouble_data() { shapes_data(); }
     void floatAgreesWithDouble() {
         const TransformerShape s = fetchShape();
         const TransformerParameters p = TransformerParameters::generate(s);
-        const DoubleNetwork net(p);
-        std::vector<float> y(p.input.size()), dx(p.input.size()), dy(p.input.size());
-        std::vector<float> saved(static_cast<std::size_t>(savedFloats(s)));
-        std::vector<float> work(
-            static_cast<std::size_t>(std::max(forwardWorkspaceFloats(s), backwardWorkspaceFloats(s))));
-        std::vector<float> dm(p.matrices.size()), dv(p.vectors.size());
-        transformerLayerForward<float>(s, p.layer(1), p.input.data(), y.data(), saved.data(), work.data());
-        for (std::size_t k = 0; k < dy.size(); ++k)
-            dy[k] = y[k] - p.target[k];
-        transformerLayerBackward<float>(s, p.layer(1), p.input.data(), dy.data(), saved.data(), dx.data(),
-                                        layerTensors(dm.data(), dv.data(), s.hidden, 1), work.data());
-
         TransformerShape one = s;
         one.layers = 1;
         DoubleNetwork single(p);
@@ -255,13 +272,23 @@ private slots:
                     return false;
             return true;
         };
-        QVERIFY(close(dm, dMatrices, static_cast<std::size_t>(layerMatrixFloats(s.hidden))));
-        QVERIFY(close(dv, dVectors, static_cast<std::size_t>(layerVectorFloats(s.hidden))));
-        QVERIFY(close(dx, dInput, dx.size()));
+        std::vector<std::unique_ptr<CpuOps>> ops;
+        ops.push_back(nullptr); // the reference
+        for (cpu::Isa isa : cpu::supportedIsas())
+            for (int threads : {1, 3})
+                ops.push_back(std::make_unique<CpuOps>(isa, threads));
+        for (const auto &o : ops) {
+            const FloatLayer layer(s, p, o.get());
+            const char *which = o ? cpu::isaName(o->isa()).data() : "reference";
+            QVERIFY2(close(layer.dm, dMatrices, static_cast<std::size_t>(layerMatrixFloats(s.hidden))), which);
+            QVERIFY2(close(layer.dv, dVectors, static_cast<std::size_t>(layerVectorFloats(s.hidden))), which);
+            QVERIFY2(close(layer.dx, dInput, layer.dx.size()), which);
+        }
     }
 
     // A forward that discards computes the very bits of one that records:
-    // what makes gradients bitwise equal across strategies.
+    // what makes gradients bitwise equal across strategies. On the reference
+    // ops and on every kernel variant, threaded.
     void discardingEqualsRecording_data() { shapes_data(); }
     void discardingEqualsRecording() {
         const TransformerShape s = fetchShape();
@@ -272,6 +299,17 @@ private slots:
         transformerLayerForward<float>(s, p.layer(1), p.input.data(), recorded.data(), saved.data(), work.data());
         transformerLayerForward<float>(s, p.layer(1), p.input.data(), discarded.data(), nullptr, work.data());
         QVERIFY(std::memcmp(recorded.data(), discarded.data(), recorded.size() * sizeof(float)) == 0);
+        for (cpu::Isa isa : cpu::supportedIsas()) {
+            CpuOps ops(isa, 2);
+            // The saved buffers at an odd offset from the workspace's alignment.
+            std::vector<float> oddSaved(saved.size() + 1);
+            transformerLayerForward(s, ops, p.layer(1), p.input.data(), recorded.data(), oddSaved.data() + 1,
+                                    work.data());
+            std::fill(discarded.begin(), discarded.end(), 7.0f);
+            transformerLayerForward(s, ops, p.layer(1), p.input.data(), discarded.data(), nullptr, work.data());
+            QVERIFY2(std::memcmp(recorded.data(), discarded.data(), recorded.size() * sizeof(float)) == 0,
+                     cpu::isaName(isa).data());
+        }
     }
 
     // What a layer saves: the buffers listed, and nothing PyTorch eager would

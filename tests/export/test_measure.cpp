@@ -13,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/executor/cpu_backend.h"
+#include "core/executor/thread_pool.h"
 #include "core/executor/transformer.h"
 #include "core/model_io.h"
 #include "core/strategy_registry.h"
@@ -23,6 +24,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTest>
@@ -134,6 +136,7 @@ private slots:
     void transformerModelIsMeasuredItself();
     void shippedTransformerIsRecognised();
     void otherModelFilesAreNeverTicked();
+    void threadsFromTheDialogReachTheBackend();
 };
 
 void TestMeasure::measuredPeaksEqualPredicted_data() {
@@ -312,11 +315,6 @@ void TestMeasure::overlayOnlyForTheSameOps() {
     QVERIFY(!bad.refused.isEmpty());
 }
 
-int main(int argc, char **argv) {
-    TestMeasure test; // settings in test mode, away from the user's
-    return remat::testing::runStudioTest(test, "test_measure", argc, argv);
-}
-#include "test_measure.moc"
 
 // The opened model is a transformer the executor runs: that very model is
 // measured (not a tanh chain), with every peak as predicted and time ratios.
@@ -373,3 +371,37 @@ void TestMeasure::otherModelFilesAreNeverTicked() {
     QVERIFY(dialog->statusText().contains("This is not the opened model"));
     QVERIFY(window.close());
 }
+
+// The dialog's thread count (every core by default) is what the backend runs
+// on, and the figures are as exact on several threads as on one.
+void TestMeasure::threadsFromTheDialogReachTheBackend() {
+    MeasureDialog dialog(seed(), 6);
+    auto *threads = dialog.findChild<QSpinBox *>(QStringLiteral("threads"));
+    QVERIFY(threads);
+    QCOMPARE(threads->value(), exec::availableCores());
+    threads->setValue(3);
+    int seen = 0;
+    dialog.setSettingsHook([&seen](MeasureSettings &s) {
+        seen = s.threads;
+        s.width = 24;
+        s.batch = 5;
+        s.repeats = 1;
+    });
+    QSignalSpy done(&dialog, &MeasureDialog::measured);
+    QVERIFY(dialog.start());
+    QVERIFY(done.wait(60000));
+    QVERIFY(done.first().first().toBool());
+    QCOMPARE(seen, 3);
+    QVERIFY2(dialog.statusText().contains("3 threads"), qPrintable(dialog.statusText()));
+    QVERIFY2(dialog.statusText().contains("every peak as predicted"), qPrintable(dialog.statusText()));
+    // Bad counts never reach a backend.
+    MeasureSettings bad = settingsFor("cpu", 8, 2);
+    bad.threads = 0;
+    QVERIFY_THROWS_EXCEPTION(InvalidArgument, measurePanes(seed(), 4, bad));
+}
+
+int main(int argc, char **argv) {
+    TestMeasure test; // settings in test mode, away from the user's
+    return remat::testing::runStudioTest(test, "test_measure", argc, argv);
+}
+#include "test_measure.moc"

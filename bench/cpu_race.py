@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The CPU targets of issue 16 in one run: remat against PyTorch on OpenBLAS,
+and remat's GEMM-bound steps against OpenBLAS's sgemm, at one thread and at
+every core, same machine, same run.
+
+For each thread count (1 and every core) it runs
+  * bench/torch_transformer_reference.py --json on L 4 h 256 a 4 s 128 b 4
+    and L 2 h 768 a 12 s 128 b 2 (remat and PyTorch in alternating rounds,
+    PyTorch's BLAS checked and named; no ratio against the reference BLAS);
+  * bench_executor n 16 w 1024 b 256 (the tanh network's store-all step)
+    and bench_transformer on both shapes: each step's FLOP rate over
+    OpenBLAS's sgemm on the step's very GEMMs, in the same process;
+writes every raw output to --out and prints a Markdown summary with the
+machine, the date, the load average before and after each part (what else
+was running) and the commands.
+
+Usage:
+  /usr/bin/python3 bench/cpu_race.py --build build/release [--out bench/results/DATE-cpu] [--rounds 3]
+Targets (reported, not asserted): remat / PyTorch step time <= 1 for store-all
+and per-layer checkpointing at both thread counts; every step >= 80 % of
+OpenBLAS's sgemm rate on its GEMMs.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import torch_blas  # noqa: E402
+
+SHAPES = [(4, 256, 4, 128, 4), (2, 768, 12, 128, 2)]
+
+
+def shape_name(s):
+    return f"L {s[0]} h {s[1]} a {s[2]} s {s[3]} b {s[4]}"
+
+
+def shape_args(s):
+    return ["--layers", str(s[0]), "--hidden", str(s[1]), "--heads", str(s[2]), "--seq", str(s[3]),
+            "--batch", str(s[4])]
+
+
+def load():
+    return "%.1f/%.1f/%.1f" % os.getloadavg()
+
+
+def run(cmd, out_path, log):
+    before = load()
+    started = time.time()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    with open(out_path, "w") as f:
+        f.write(done.stdout)
+    if done.returncode != 0:
+        sys.exit(f"cpu_race: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    log.append({"command": " ".join(cmd), "output": os.path.basename(out_path), "load_before": before,
+                "load_after": load(), "seconds": round(time.time() - started, 1)})
+    return done.stdout
+
+
+def of_openblas(text, label):
+    """The 'of OpenBLAS' percentage of the row starting with `label` in a bench's table."""
+    for line in text.splitlines():
+        if line.startswith(label):
+            found = re.findall(r"([0-9.]+)%", line)
+            numbers = re.findall(r"[0-9]+\.[0-9]+", line)
+            if found:
+                return float(found[-1]), numbers
+    return None, []
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--build", required=True, help="build folder with app/cli/remat and bench/executor")
+    p.add_argument("--out", default=None, help="folder for the raw outputs (default bench/results/<date>-cpu)")
+    p.add_argument("--rounds", type=int, default=7,
+                   help="rounds of each PyTorch race (median): a burst of other work spoils a round, not the median")
+    p.add_argument("--repeat", type=int, default=5, help="steps per round and side of each PyTorch race")
+    p.add_argument("--bench-repeat", type=int, default=11,
+                   help="interleaved rounds of the C++ benchmarks (median): more than the race's, since each round "
+                        "holds one step, one bare-GEMM pass and one OpenBLAS pass, and a burst of other work can "
+                        "take a whole round")
+    args = p.parse_args()
+    date = time.strftime("%Y-%m-%d", time.gmtime())
+    out = args.out or os.path.join(HERE, "results", f"{date}-cpu")
+    os.makedirs(out, exist_ok=True)
+    remat = os.path.join(args.build, "app", "cli", "remat")
+    benches = os.path.join(args.build, "bench", "executor")
+    cores = torch_blas.available_cores()
+    log, races, gemm_bound = [], [], []
+    for threads in sorted({1, cores}):
+        for s in SHAPES:
+            tag = f"L{s[0]}-h{s[1]}-t{threads}"
+            doc = json.loads(run([sys.executable, os.path.join(HERE, "torch_transformer_reference.py"), "--remat",
+                                  remat, "--threads", str(threads), "--rounds", str(args.rounds), "--repeat",
+                                  str(args.repeat), "--json"] + shape_args(s),
+                                 os.path.join(out, f"torch-{tag}.json"), log))
+            races.append((s, threads, doc))
+            text = run([os.path.join(benches, "bench_transformer"), *map(str, s), str(args.bench_repeat), str(threads)],
+                       os.path.join(out, f"bench-transformer-{tag}.txt"), log)
+            for label in ("store-all", "per-layer checkpointing"):
+                share, numbers = of_openblas(text, label)
+                gemm_bound.append((f"transformer {shape_name(s)}, {label}", threads, share, numbers))
+        text = run([os.path.join(benches, "bench_executor"), "16", "1024", "256", str(args.bench_repeat), str(threads),
+                    "selected"], os.path.join(out, f"bench-executor-t{threads}.txt"), log)
+        share, numbers = of_openblas(text, "avx") if "avx" in text else of_openblas(text, "baseline")
+        gemm_bound.append(("tanh MLP n 16 w 1024 b 256, store-all", threads, share, numbers))
+    with open(os.path.join(out, "runs.json"), "w") as f:
+        json.dump({"machine": platform.node(), "processor": platform.processor(), "date": date, "runs": log}, f,
+                  indent=2)
+
+    print(f"# CPU race, {date}, {platform.node()} ({cores} cores); raw output in {out}")
+    for threads in sorted({1, cores}):
+        doc = next(d for _, t, d in races if t == threads)
+        print(f"{threads} thread(s): remat {doc['device']}; {torch_blas.summary(doc['blas'])}")
+    print("\n| shape | threads | store-all s remat / PyTorch | ratio | per-layer ckpt s remat / PyTorch | ratio | "
+          "load before / after |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for (s, threads, doc), entry in zip(races, [e for e in log if e["output"].startswith("torch-")]):
+        a, c = doc["store_all"], doc["per_layer_checkpointing"]
+        ratio = (lambda r: "refused" if r is None else f"{r:.3f}")
+        print(f"| {shape_name(s)} | {threads} | {a['remat_seconds']:.4f} / {a['torch_seconds']:.4f} | "
+              f"{ratio(a['time_ratio'])} | {c['remat_seconds']:.4f} / {c['torch_seconds']:.4f} | "
+              f"{ratio(c['time_ratio'])} | {entry['load_before']} / {entry['load_after']} |")
+    if "no_time_ratio_because" in races[0][2]:
+        print(f"\nno time ratio: {races[0][2]['no_time_ratio_because']}")
+    print("\n| GEMM-bound step | threads | step GFLOP/s | OpenBLAS sgemm on its GEMMs, GFLOP/s | step / OpenBLAS |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for what, threads, share, numbers in gemm_bound:
+        # the row's numbers: step s, step GFLOP/s, its GEMMs on remat's kernels, on OpenBLAS, the share
+        step_rate = numbers[1] if len(numbers) > 3 else "?"
+        blas_rate = numbers[3] if len(numbers) > 3 else "?"
+        print(f"| {what} | {threads} | {step_rate} | {blas_rate} | "
+              f"{'n/a' if share is None else f'{share:.1f} %'} |")
+    print("\ncommands (load average before / after):")
+    for e in log:
+        print(f"  {e['command']}   [{e['load_before']} / {e['load_after']}, {e['seconds']} s]")
+
+
+if __name__ == "__main__":
+    main()
