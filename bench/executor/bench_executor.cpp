@@ -130,7 +130,7 @@ void compareVariants(const std::shared_ptr<const NetworkParameters> &params, con
         std::vector<double> steps, gemms, blasGemms;
         for (int r = 0; r <= repeats; ++r) { // the first round is a warm-up
             for (int turn = 0; turn < 3; ++turn) {
-                if (reference) // every turn from the same pause (bench_transformer.cpp says why)
+                if (reference && blas.threads() > 1) // every turn from the same pause (bench_transformer.cpp says why)
                     settle();
                 switch ((r + turn) % 3) {
                 case 0:

@@ -204,11 +204,12 @@ int main(int argc, char **argv) {
             Operands o(run.gemms);
             for (int r = 0; r <= repeats; ++r) // the first round warms up
                 for (int turn = 0; turn < 3; ++turn) {
-                    // Every turn starts from the same pause: OpenBLAS's threads
-                    // spin a while after a call, and a core that idled starts
-                    // slower (the vCPU descheduled, caches cold), so a turn
-                    // right after OpenBLAS's would be the one paying for it.
-                    if (blas.loaded())
+                    // On several threads every turn starts from the same pause:
+                    // OpenBLAS's threads spin a while after a call, and a core
+                    // that idled starts slower (the vCPU descheduled, caches
+                    // cold), so a turn right after OpenBLAS's would be the one
+                    // paying for it. One thread has nothing to settle.
+                    if (blas.loaded() && blas.threads() > 1)
                         settle();
                     std::vector<double> *into = nullptr;
                     double t = 0;
