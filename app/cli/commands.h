@@ -3,6 +3,7 @@
 // succeeds, and throws remat::Error (message for the user) otherwise.
 #include "core/comparison.h"
 #include "core/machine.h"
+#include "core/model_io.h"
 
 #include <optional>
 #include <ostream>
@@ -62,6 +63,8 @@ struct SweepOptions {
 
 struct PlanOptions {
     std::string modelFile;
+    std::string n;      // a chain of n layers instead of a model file
+    ModelOptions model; // the chain's bytes and times
     std::string strategy = "budget"; // any registered strategy; budget needs --budget
     StrategyOptionTexts params;      // --every, --checkpoints, --slots (--budget is `budget`)
     std::string budget;
@@ -74,6 +77,13 @@ struct PlanOptions {
 
 void runSimulate(const SimulateOptions &options, std::ostream &out);
 void runPlan(const PlanOptions &options, std::ostream &out);
+// What plan and plan --frontier work on: the model file, or the chain of --n
+// layers. `title` names it in tables ("VGG-16 (file.json)", "a chain of 16 layers").
+struct PlanModel {
+    ModelFile file;
+    std::string title;
+};
+PlanModel planModel(const PlanOptions &options);
 // `remat plan --frontier` (app/cli/frontier_command.cpp).
 void runFrontier(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);

@@ -65,7 +65,8 @@ void printOffloadCurve(std::ostream &out, const Frontier &f, const Machine &mach
 void runFrontier(const PlanOptions &options, std::ostream &out) {
     if (!options.budget.empty())
         throw InvalidArgument("--frontier plans every budget; leave out --budget " + options.budget);
-    const ModelFile file = loadModelFile(options.modelFile);
+    const PlanModel planned = planModel(options);
+    const ModelFile &file = planned.file;
     const Model &model = file.model;
     FrontierOptions fo;
     if (!options.memorySteps.empty())
@@ -83,8 +84,9 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
     case Format::Json: {
         nlohmann::ordered_json doc;
         doc["model"] = modelJson(model);
-        doc["model"]["file"] = options.modelFile;
-        doc["model"]["name"] = file.name;
+        if (!options.modelFile.empty())
+            doc["model"]["file"] = options.modelFile;
+        doc["model"]["name"] = file.name.empty() ? planned.title : file.name;
         doc["model"]["cost_unit"] = file.model.costUnit();
         doc["store_all"] = {{"peak_bytes", f.storeAllBytes}, {"cost", numberJson(f.storeAllCost)}};
         doc["minimum_bytes"] = f.minimumBytes;
@@ -143,8 +145,7 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         break;
     }
     const std::string unit = file.model.costUnit().empty() ? "" : " " + file.model.costUnit();
-    out << "model " << (file.name.empty() ? options.modelFile : file.name) << " (" << options.modelFile
-        << "): " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
+    out << "model " << planned.title << ": " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
         << "\n";
     out << "least compute for each peak, from " << formatBytes(f.minimumBytes) << " to store-all's "
         << formatBytes(f.storeAllBytes) << " (" << f.curve.size() << " steps):\n\n";

@@ -41,6 +41,26 @@ void addMachineFlags(CLI::App *cmd, MachineOptions &m) {
                     "With --link: host memory offload-budget may fill. Example: --host-budget 64GiB");
 }
 
+// A chain's bytes and times (docs/model.md), which a model file gives instead.
+void addChainFlags(CLI::App *cmd, CLI::Option *nOption, CLI::Option *modelOption, ModelOptions &m) {
+    auto *nodeBytes = cmd->add_option("--node-bytes", m.nodeBytes,
+                                      "Bytes of every node (default 1, i.e. memory in units of one activation). "
+                                      "Example: --node-bytes 4MiB");
+    auto *savedBytes = cmd->add_option(
+        "--saved-bytes", m.savedBytes,
+        "Internals every layer saves for its backward when it runs recording, besides its output (default 0; "
+        "docs/model.md). Example: --saved-bytes 17MiB");
+    auto *forwardTime = cmd->add_option(
+        "--forward-time", m.forwardTime,
+        "Time of one layer's forward on the device: costs become seconds, as timing transfers needs. Example: "
+        "--forward-time 2ms");
+    auto *backwardTime = cmd->add_option(
+        "--backward-time", m.backwardTime,
+        "With --forward-time: time of one layer's backward (default twice the forward). Example: --backward-time 5ms");
+    for (CLI::Option *chainOption : {nOption, nodeBytes, savedBytes, forwardTime, backwardTime})
+        modelOption->excludes(chainOption);
+}
+
 std::string strategyHelp() {
     std::string text = "Strategies to compare: all, or a comma-separated list of:";
     for (const auto *s : remat::StrategyRegistry::builtin().all())
@@ -82,27 +102,8 @@ int main(int argc, char **argv) {
     simulate->add_option("--budget", sim.params.budget,
                          "budget, offload-budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes "
                          "(12; budget only). Example: --budget 2GiB");
-    auto *nodeBytesOption =
-        simulate->add_option("--node-bytes", sim.model.nodeBytes,
-                             "Bytes of every node (default 1, i.e. memory in units of one activation). Example: "
-                             "--node-bytes 4MiB");
-    auto *savedBytesOption = simulate->add_option(
-        "--saved-bytes", sim.model.savedBytes,
-        "Internals every layer saves for its backward when it runs recording, besides its output (default 0; "
-        "docs/model.md). Example: --saved-bytes 17MiB");
-    auto *forwardTimeOption = simulate->add_option(
-        "--forward-time", sim.model.forwardTime,
-        "Time of one layer's forward on the device: costs become seconds, as timing transfers needs. Example: "
-        "--forward-time 2ms");
-    auto *backwardTimeOption = simulate->add_option(
-        "--backward-time", sim.model.backwardTime,
-        "With --forward-time: time of one layer's backward (default twice the forward). Example: --backward-time 5ms");
+    addChainFlags(simulate, nOption, modelOption, sim.model);
     addMachineFlags(simulate, sim.machine);
-    modelOption->excludes(nodeBytesOption);
-    modelOption->excludes(savedBytesOption);
-    modelOption->excludes(nOption);
-    modelOption->excludes(forwardTimeOption);
-    modelOption->excludes(backwardTimeOption);
     addOutputFlags(simulate, sim.format);
     simulate->add_flag("--timeline", sim.timeline,
                        "With --csv: one line per op (strategy, step, op, node, resident nodes, bytes)");
@@ -166,8 +167,11 @@ int main(int argc, char **argv) {
                        "  remat measure --backend cuda --strategy store-all,periodic --json");
 
     PlanOptions plan;
-    auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file within a memory budget");
-    planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)")->required();
+    auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file or a chain within a memory budget");
+    auto *planModelOption = planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)");
+    auto *planNOption = planCmd->add_option(
+        "--n", plan.n, "Instead of --model: a chain of n layers, 1 to 1000000, as simulate's. Example: --n 16");
+    addChainFlags(planCmd, planNOption, planModelOption, plan.model);
     planCmd->add_option("--budget", plan.budget,
                         "Peak memory: bytes with a unit (2GiB) or a plain number of nodes (12); required unless "
                         "--frontier");
@@ -194,7 +198,8 @@ int main(int argc, char **argv) {
     planCmd->footer("Example:\n  remat plan --model resources/models/vgg16-batch32.json --budget 2GiB\n"
                     "  remat plan --model resources/models/gpt2-small.json --frontier --csv\n"
                     "  remat plan --model resources/models/gpt2-small.json --device-rate 100TFLOP/s --link 16GB/s "
-                    "--device-budget 4GiB");
+                    "--device-budget 4GiB\n"
+                    "  remat plan --n 16 --node-bytes 64MiB --forward-time 2ms --link 16GB/s --device-budget 512MiB");
 
     try {
         app.parse(argc, argv);

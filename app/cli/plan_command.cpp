@@ -100,9 +100,21 @@ void printTorchPlan(std::ostream &out, const Model &model, const TorchPlan &torc
 
 } // namespace
 
+PlanModel planModel(const PlanOptions &options) {
+    if (options.modelFile.empty() == options.n.empty())
+        throw InvalidArgument("plan needs --model FILE (docs/model-format.md) or a chain: --n N");
+    PlanModel m;
+    if (!options.n.empty()) {
+        m.file.model = buildChain(options.n, options.model);
+        m.title = "chain --n " + options.n;
+        return m;
+    }
+    m.file = loadModelFile(options.modelFile);
+    m.title = (m.file.name.empty() ? options.modelFile : m.file.name) + " (" + options.modelFile + ")";
+    return m;
+}
+
 void runPlan(const PlanOptions &options, std::ostream &out) {
-    if (options.modelFile.empty())
-        throw InvalidArgument("plan needs --model FILE (see docs/model-format.md)");
     if (options.frontier)
         return runFrontier(options, out);
     if (!options.samples.empty())
@@ -113,7 +125,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     const Strategy *strategy = registry.find(options.strategy);
     if (!strategy)
         throw InvalidArgument("unknown strategy \"" + options.strategy + "\" for plan; known: " + strategyNames());
-    const ModelFile file = loadModelFile(options.modelFile);
+    const PlanModel planned = planModel(options);
+    const ModelFile &file = planned.file;
     const Model &model = file.model;
     StrategyParams params = parseStrategyParams(options.params, model.layers());
     if (!options.budget.empty())
@@ -149,8 +162,9 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     if (options.format == Format::Json) {
         nlohmann::ordered_json doc;
         doc["model"] = modelJson(model);
-        doc["model"]["file"] = options.modelFile;
-        doc["model"]["name"] = file.name;
+        if (!options.modelFile.empty())
+            doc["model"]["file"] = options.modelFile;
+        doc["model"]["name"] = file.name.empty() ? planned.title : file.name;
         doc["model"]["cost_unit"] = file.model.costUnit();
         if (params.budgetBytes || params.budgetNodes)
             doc["budget"] = params.budgetBytes ? nlohmann::ordered_json{{"bytes", *params.budgetBytes}}
@@ -170,8 +184,7 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         out << doc.dump(2) << '\n';
         return;
     }
-    out << "model " << (file.name.empty() ? options.modelFile : file.name) << " (" << options.modelFile
-        << "): " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
+    out << "model " << planned.title << ": " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
         << "\n";
     if (params.machine)
         out << machineLine(*params.machine, model) << "\n";

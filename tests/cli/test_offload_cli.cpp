@@ -119,6 +119,25 @@ private slots:
             QVERIFY2(text.out.contains(word), word);
     }
 
+    // The plan on a chain from flags: within the device budget, never
+    // slower than the recompute-only plan for the same budget.
+    void planChainWithALink() {
+        const QStringList chain{"plan",   "--n",     "16",           "--node-bytes", "64MiB",
+                                "--forward-time", "2ms", "--device-budget", "512MiB", "--json"};
+        const Result offload = remat::test::runRemat(chain + QStringList{"--link", "16GB/s"});
+        const Result recompute = remat::test::runRemat(chain + QStringList{"--link", "0B/s"});
+        QCOMPARE(offload.exitCode, 0);
+        QCOMPARE(recompute.exitCode, 0);
+        const QJsonObject a = jsonOf(offload), b = jsonOf(recompute);
+        QCOMPARE(a["model"].toObject()["layers"].toInt(), 16);
+        const QJsonObject plan = a["plan"].toObject(), plain = b["plan"].toObject();
+        QCOMPARE(plan["name"].toString(), QString("offload-budget"));
+        QVERIFY(plan["peak_device_bytes"].toDouble() <= 512.0 * 1048576);
+        QVERIFY(plan["offloads"].toInt() > 0);
+        QCOMPARE(plain["offloads"].toInt(), 0);
+        QVERIFY(plan["makespan"].toDouble() <= plain["makespan"].toDouble());
+    }
+
     // A link of 0 B/s means no offloading: the recompute-only plan, timed.
     void planWithoutOffloading() {
         const QStringList base{"plan", "--model", example("mlp-uniform.json"), "--budget", "24MiB", "--json"};
@@ -203,6 +222,11 @@ private slots:
         QTest::newRow("frontier with a device budget")
             << QStringList{"plan", "--model", example("mlp-uniform.json"), "--frontier", "--device-budget", "1GiB"}
             << "--frontier plans every budget; leave out --device-budget";
+        QTest::newRow("plan without a model")
+            << QStringList{"plan", "--budget", "3"} << "plan needs --model FILE (docs/model-format.md) or a chain: --n N";
+        QTest::newRow("plan with a model and a chain")
+            << QStringList{"plan", "--model", example("mlp-uniform.json"), "--n", "8", "--budget", "3"} << "excludes";
+        QTest::newRow("plan chain of no layers") << QStringList{"plan", "--n", "0", "--budget", "3"} << "--n";
         QTest::newRow("plan below the minimum")
             << QStringList{"plan",   "--model", example("mlp-uniform.json"), "--device-rate", "20TFLOP/s",
                            "--link", "16GB/s",  "--device-budget",           "1MiB"}
