@@ -44,16 +44,16 @@ Machine planningMachine(const Model &model) {
     return machineOf(static_cast<double>(model.bytes(model.inputNode())) / 0.5e-3, 1e-3 / forwardCost);
 }
 
-// The plan: offload-all, or offload-budget for a budget halfway between
-// offload-all's device peak and store-all's.
-Schedule planOn(const Model &model, const std::string &strategy, const Machine &machine) {
+// The plan: offload-all, or offload-budget for a budget `percent` of the way
+// from offload-all's device peak to store-all's.
+Schedule planOn(const Model &model, const std::string &strategy, const Machine &machine, int percent = 50) {
     StrategyParams params;
     params.machine = machine;
     if (strategy == "offload-budget") {
         const Schedule all = StrategyRegistry::builtin().get("offload-all").makeSchedule(model, params);
         const std::int64_t low = Simulator::summarize(model, all, machine).peakBytes;
         const std::int64_t high = Simulator::summarize(model, storeAll(model)).peakBytes;
-        params.budgetBytes = low + (high - low) / 2;
+        params.budgetBytes = low + (high - low) * percent / 100;
     }
     return StrategyRegistry::builtin().get(strategy).makeSchedule(model, params);
 }
@@ -101,7 +101,10 @@ Outcome transformerOffload(const exec::TransformerShape &shape, const std::strin
     const auto cuda = makeCudaTransformerBackend(
         std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape)));
     const Machine machine = planningMachine(model);
-    return offloadAgreesOn(*cuda, model, planOn(model, strategy, machine), machine);
+    // The internals stay on the device and dominate (offload-all saves 2 %
+    // of store-all's peak here): only a budget near store-all's leaves room
+    // for a plan that offloads and beats recomputation (80 % does, 60 % not).
+    return offloadAgreesOn(*cuda, model, planOn(model, strategy, machine, 80), machine);
 }
 
 // The time with overlap: offload-all's step against store-all's on a shape
