@@ -201,6 +201,17 @@ void TestMeasure::offloadPaneIsMeasured() {
     QVERIFY(p.peakMatches());
     QVERIFY(p.gradientsBitwiseEqual);
     QVERIFY(p.measuredPeakBytes < report.panes[0].measuredPeakBytes);
+
+    // A backend without a host arena refuses the first copy with a typed
+    // error the pane keeps; the other panes still run.
+    MeasureSettings noArena = settingsFor("cpu", 16, 4);
+    noArena.backendFactory = [](std::shared_ptr<const exec::NetworkParameters> params) {
+        return std::make_unique<MiscountingBackend>(std::move(params), 0);
+    };
+    const MeasureReport refused = measurePanes({config("store-all"), offload}, 10, noArena);
+    QVERIFY(refused.panes[0].peakMatches());
+    QVERIFY2(QString::fromStdString(refused.panes[1].error).contains("has no host arena"),
+             refused.panes[1].error.c_str());
 }
 
 void TestMeasure::oversizedNetworkIsRefused() {
