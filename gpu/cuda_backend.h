@@ -50,6 +50,15 @@ std::optional<std::string> poolPeakMismatch(const Model &model, std::int64_t pre
 // insufficient or that no device was found).
 DeviceInfo queryDevice();
 
+// How long one copy of `bytes` takes each way between page-locked host
+// memory and the device, on a stream of its own (the median of 5 after a
+// warm-up): the link the simulator should be given for this machine.
+struct LinkTimes {
+    double toHostSeconds = 0;
+    double toDeviceSeconds = 0;
+};
+LinkTimes measureLink(std::int64_t bytes);
+
 // Uploads the parameters and sets up the pool, stream and cuBLAS handle.
 // Throws OutOfMemory before allocating when the parameters alone do not fit.
 std::unique_ptr<exec::Backend> makeCudaBackend(std::shared_ptr<const exec::NetworkParameters> parameters);

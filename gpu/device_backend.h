@@ -6,6 +6,7 @@
 // read the same way for every network. A network's CUDA backend derives from
 // it and adds its math. Internal to gpu/ (it includes the CUDA headers).
 #include "core/executor/backend.h"
+#include "core/executor/tracking_allocator.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/device_buffer.h"
 
@@ -15,9 +16,14 @@
 
 namespace remat::gpu {
 
-// Owns the stream, the pool, the cuBLAS handle and the timing events.
+// Owns the streams, the pool, the cuBLAS handle and the events.
 struct DeviceContext {
-    cudaStream_t stream = nullptr;
+    cudaStream_t stream = nullptr;     // compute: kernels, GEMMs, node allocations and frees
+    cudaStream_t copyStream = nullptr; // the link: offloads and prefetches, one at a time in issue order
+    // Recorded on one stream for the other to wait on (cudaStreamWaitEvent
+    // waits for the latest record when it is called, so one event serves
+    // every hand-over): the compute stream's work so far, the link's.
+    cudaEvent_t computeReached = nullptr, copiesReached = nullptr;
     cudaMemPool_t pool = nullptr;
     cublasHandle_t blas = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -41,6 +47,18 @@ public:
     void release(NodeId node) override;
     void releaseAll() override;
     void synchronize() override;
+
+    // Offloading (docs/executor.md): copies on the copy stream into and out of
+    // page-locked host memory, ordered with compute by events: a copy starts
+    // once the compute stream has reached the op that issued it; reading a
+    // prefetched node or freeing an offloaded one makes the compute stream
+    // wait for that node's copy event; a host copy goes back to its arena only
+    // after the host has seen its prefetch end.
+    void offload(NodeId node) override;
+    void prefetch(NodeId node) override;
+    void waitTransfer(NodeId node) override;
+    void releaseHost(NodeId node) override;
+    void resetHostPeak() override { hostArena_.resetPeak(); }
 
     exec::MemoryCounters counters() const override;
     void resetPeak() override;
@@ -68,8 +86,8 @@ protected:
     DeviceBuffer upload(const std::vector<float> &host, const char *what);
     // Frees whatever else the derived backend holds between steps.
     virtual void releaseExtra() {}
-    // Waits for queued work without throwing: the first line of a derived
-    // destructor, before its own device buffers go.
+    // Waits for queued work (both streams) without throwing: the first line
+    // of a derived destructor, before its own device buffers go.
     void waitQuietly() const noexcept;
 
     cudaStream_t stream() const { return context_.stream; }
@@ -78,6 +96,8 @@ protected:
 
 private:
     std::int64_t deviceUsed() const;
+    cudaEvent_t transferEvent(NodeId id);
+    void copyAfterCompute(void *to, const void *from, cudaMemcpyKind kind, NodeId id);
 
     DeviceInfo info_;
     DeviceContext context_; // destroyed after every buffer below
@@ -85,6 +105,9 @@ private:
     ByteCounter counter_;
     std::int64_t nodeBytes_;
     std::vector<PoolBuffer> nodes_; // by NodeId
+    exec::TrackingAllocator hostArena_; // pinned; outlives hostCopies_
+    std::vector<exec::TrackedBuffer> hostCopies_; // by NodeId
+    std::vector<cudaEvent_t> transferDone_;       // by NodeId: the end of its latest copy; created on first use
     std::int64_t deviceBaseline_ = 0;
     std::int64_t devicePeak_ = 0;
 };

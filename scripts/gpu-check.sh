@@ -10,8 +10,11 @@
 # device peaks, out of memory, teardown), `remat measure --backend cuda
 # --verify` on three shapes, the transformer (`--network transformer`) on
 # three, the tables, an out-of-memory request through the CLI,
-# compute-sanitizer memcheck (tanh network and transformer), and
-# bench/torch_reference.py and bench/torch_transformer_reference.py on CUDA. Raw output and
+# offloading (offload-all and offload-budget --verify: device and host peaks,
+# gradients; a table with the predicted makespan), compute-sanitizer memcheck
+# (tanh network, transformer, offload-all), and bench/torch_reference.py,
+# bench/torch_transformer_reference.py and bench/torch_offload_reference.py
+# (save_on_cpu; skipped without PyTorch) on CUDA. Raw output and
 # JSON go to OUT; the last line is "N passed, N failed". Exit status 0 when
 # nothing failed, 1 otherwise (also without nvcc or without a CUDA device,
 # which stop it early with one line).
@@ -181,6 +184,31 @@ msg=$(why out-of-memory.txt)
 [ $rc = 2 ] && [[ $msg == *GPU* ]] && [ "$(wc -l <"$out/out-of-memory.txt.stderr")" -le 1 ]
 record "remat measure out of memory: exit 2, one line" $? "exit $rc: $msg"
 
+# Offloading (docs/executor.md, "Offloading"): copies on the copy stream into
+# pinned host memory; --verify checks the counted device peak, the host
+# arena's peak, the pool's high-water mark and the gradients against the
+# simulator and store-all. offload-all on an instant link (memory only), then
+# offload-budget on a link and rate close to an H100's, where it offloads.
+for shape in "16 1024 512" "9 33 7"; do
+  read -r n w b <<<"$shape"
+  name="measure-offload-all-n$n-w$w-b$b"
+  run "$name.json" "$remat" measure --backend cuda --strategy store-all,offload-all --n "$n" --width "$w" \
+    --batch "$b" --repeat 10 --verify --json
+  if [ $rc = 0 ]; then detail="offload-all verified ($name.json)"; else detail=$(why "$name.json"); fi
+  record "remat measure --backend cuda --strategy offload-all --verify n=$n w=$w b=$b" $rc "$detail"
+done
+offload_flags=(--n 16 --width 4096 --batch 1024 --link 25GB/s --device-rate 40TFLOP/s --repeat 10)
+run measure-offload-budget.json "$remat" measure --backend cuda --strategy store-all,offload-all,offload-budget \
+  "${offload_flags[@]}" --device-budget 160MiB --verify --json
+[ $rc = 0 ] && grep -q '"offloads": [1-9]' "$out/measure-offload-budget.json"
+rc2=$?
+if [ $rc = 0 ]; then detail="verified, offloads planned: $([ $rc2 = 0 ] && echo yes || echo no) (measure-offload-budget.json)"; else detail=$(why measure-offload-budget.json); fi
+record "remat measure --backend cuda --strategy offload-budget --device-budget 160MiB --link 25GB/s --verify" $((rc | rc2)) "$detail"
+run measure-offload-table.txt "$remat" measure --backend cuda --strategy store-all,periodic,offload-all,offload-budget \
+  "${offload_flags[@]}" --every 4 --device-budget 160MiB
+[ $rc = 0 ] && grep -q "measured host peak" "$out/measure-offload-table.txt"
+record "remat measure offload table (host peaks, predicted makespan)" $? "measure-offload-table.txt"
+
 sanitizer=$(command -v compute-sanitizer || echo "$cuda_bin/compute-sanitizer")
 if [ -x "$sanitizer" ]; then
   run memcheck-measure.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
@@ -190,6 +218,9 @@ if [ -x "$sanitizer" ]; then
     "$remat" measure --network transformer --backend cuda --layers 3 --hidden 24 --heads 3 --seq 5 --batch 3 \
     --repeat 1 --verify
   record "compute-sanitizer memcheck: transformer measure (all strategies, L=3 h=24 a=3 s=5 b=3)" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-transformer.txt* || echo "exit $rc")"
+  run memcheck-offload.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$remat" measure --backend cuda --strategy store-all,offload-all --n 6 --width 33 --batch 7 --repeat 1 --verify
+  record "compute-sanitizer memcheck: offload-all measure (n=6 w=33 b=7)" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-offload.txt* || echo "exit $rc")"
   run memcheck-checks.txt "$sanitizer" --tool memcheck --error-exitcode 99 \
     "$gpu_check" --filter "teardown"
   record "compute-sanitizer memcheck: backend destroyed with queued work" $rc "$(grep -hm1 'ERROR SUMMARY' "$out"/memcheck-checks.txt* || echo "exit $rc")"
@@ -217,6 +248,21 @@ for shape in "12 768 12 128 8" "4 256 4 128 4"; do
     --hidden "$h" --heads "$a" --seq "$s" --batch "$b" --repeat 10 --json
   if [ $rc = 0 ]; then detail="$name.json"; else detail=$(why "$name.json"); fi
   record "bench/torch_transformer_reference.py --device cuda L=$L h=$h a=$a s=$s b=$b" $rc "$detail"
+done
+
+# PyTorch's save_on_cpu(pin_memory=True) against remat's offload-all, the
+# same network (docs/executor.md, "Offloading"); skipped without PyTorch.
+for shape in "16 4096 1024" "32 1024 256"; do
+  read -r n w b <<<"$shape"
+  name="torch-offload-n$n-w$w-b$b"
+  run "$name.json" python3 bench/torch_offload_reference.py --remat "$remat" --n "$n" --width "$w" --batch "$b" \
+    --repeat 10 --json
+  if [ $rc = 77 ]; then
+    say "SKIP bench/torch_offload_reference.py n=$n w=$w b=$b: $(python3 bench/torch_offload_reference.py --summarize "$out/$name.json" 2>&1)"
+    continue
+  fi
+  if [ $rc = 0 ]; then detail=$(python3 bench/torch_offload_reference.py --summarize "$out/$name.json"); else detail=$(why "$name.json"); fi
+  record "bench/torch_offload_reference.py (save_on_cpu) n=$n w=$w b=$b" $rc "$detail"
 done
 
 printf '{"device": "%s", "passed": %d, "failed": %d, "steps": [%s]}\n' "$device" "$passed" "$failed" \

@@ -109,6 +109,7 @@ struct MeasureCommandOptions {
     std::string repeat = "5";
     std::string threads; // CPU threads as typed; empty: every core this process may use
     StrategyOptionTexts params;
+    MachineOptions machine; // the link offload strategies are planned and predicted on
     bool verify = false;
     Format format = Format::Table;
 };

@@ -161,8 +161,10 @@ int main(int argc, char **argv) {
                          "Fail unless every measured peak equals the prediction (on CUDA also the pool's high-water "
                          "mark: equal when nodes are whole 2 MiB pages, never below) and every gradient equals "
                          "store-all's bit for bit");
+    addMachineFlags(measureCmd, measure.machine);
     addOutputFlags(measureCmd, measure.format, false);
     measureCmd->footer("Example:\n  remat measure --n 16 --width 256 --batch 64 --verify\n"
+                       "  remat measure --n 16 --width 256 --batch 64 --strategy store-all,offload-all --verify\n"
                        "  remat measure --network transformer --layers 4 --hidden 256 --heads 4 --seq 128 --batch 4\n"
                        "  remat measure --backend cuda --strategy store-all,periodic --json");
 

@@ -12,6 +12,7 @@
 #include "core/executor/process_memory.h"
 #include "core/executor/thread_pool.h"
 #include "core/executor/transformer_backend.h"
+#include "core/rates.h"
 #include "core/report.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
@@ -59,6 +60,7 @@ struct Network {
     nlohmann::ordered_json json;
     std::function<std::unique_ptr<Backend>(const std::string &backend, int threads)> makeBackend;
     std::function<nlohmann::ordered_json(const Gradients &)> gradientSummary; // null: none
+    double flopPerCost = 0; // FLOP in one unit of the model's cost: the GEMMs of a forward
 };
 
 // What the device offers before anything is allocated.
@@ -105,6 +107,7 @@ Network mlpNetwork(const MeasureCommandOptions &options) {
                 {"dtype", "fp32"},
                 {"node_bytes", shape.nodeBytes()},
                 {"parameter_bytes", shape.parameterBytes()}};
+    net.flopPerCost = 2.0 * shape.width * shape.width * shape.batch; // cost 1 = one w x w x b GEMM
     net.makeBackend = [shape](const std::string &name, int threads) -> std::unique_ptr<Backend> {
         auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate(shape));
 #ifdef REMAT_HAVE_CUDA
@@ -161,6 +164,7 @@ Network transformerNetwork(const MeasureCommandOptions &options) {
                 {"forward_workspace_bytes", 4 * exec::forwardWorkspaceFloats(shape)},
                 {"backward_workspace_bytes", 4 * exec::backwardWorkspaceFloats(shape)},
                 {"parameter_bytes", shape.parameterBytes()}};
+    net.flopPerCost = 1e9; // costs in GFLOP
     net.makeBackend = [shape](const std::string &name, int threads) -> std::unique_ptr<Backend> {
         auto params = std::make_shared<const exec::TransformerParameters>(exec::TransformerParameters::generate(shape));
 #ifdef REMAT_HAVE_CUDA
@@ -242,6 +246,53 @@ nlohmann::ordered_json optionalJson(const std::optional<std::int64_t> &b) {
     return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr);
 }
 
+// The machine offload strategies are planned and predicted on, from the same
+// flags as `remat simulate` (docs/cli.md, measure): --link and --latency; the
+// time of a unit of cost from --device-rate (the network's FLOP per unit over
+// the rate). Without --link, an offload strategy named in --strategy is run
+// on an instant link: its memory does not depend on the link, and no time is
+// predicted (`timed` false). Nothing without --link and offload strategies.
+struct MeasureMachine {
+    std::optional<Machine> machine;
+    bool timed = false; // the flags gave a link and a rate: predicted times mean something
+};
+
+MeasureMachine measureMachine(const MeasureCommandOptions &options, const Network &net) {
+    const MachineOptions &flags = options.machine;
+    MeasureMachine out;
+    if (flags.link.empty()) {
+        for (const auto &[text, option] : {std::pair{flags.latency, "--latency"},
+                                           {flags.deviceRate, "--device-rate"},
+                                           {flags.hostBudget, "--host-budget"}})
+            if (!text.empty())
+                throw InvalidArgument(std::string(option) + " describes the link for offloading; give --link too "
+                                                            "(e.g. --link 16GB/s)");
+        if (options.strategy != "all")
+            for (const Strategy *s : selectStrategies(options.strategy, {}, &net.model))
+                if (s->usesLink())
+                    out.machine = exec::instantLinkMachine();
+        return out;
+    }
+    Machine m;
+    m.link.bytesPerSecond = parseBandwidth(flags.link, "--link");
+    if (!flags.latency.empty())
+        m.link.latencySeconds = parseSeconds(flags.latency, "--latency");
+    if (flags.deviceRate.empty())
+        throw InvalidArgument("--link " + flags.link +
+                              " times transfers against compute: give the device's rate too, e.g. --device-rate "
+                              "50GFLOP/s (one unit of this network's cost is " +
+                              std::to_string(static_cast<std::int64_t>(net.flopPerCost)) + " FLOP)");
+    m.secondsPerCost = net.flopPerCost / parseFlopRate(flags.deviceRate, "--device-rate");
+    if (!flags.hostBudget.empty()) {
+        m.hostBudgetBytes = parseBytes(flags.hostBudget, "--host-budget");
+        if (*m.hostBudgetBytes < 1)
+            throw InvalidArgument("--host-budget must be at least 1 byte, got '" + flags.hostBudget + "'");
+    }
+    out.machine = m;
+    out.timed = true;
+    return out;
+}
+
 } // namespace
 
 void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
@@ -250,18 +301,23 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const int repeats = static_cast<int>(parseInteger("--repeat", options.repeat, 1, 1000));
     const int threads = threadCount(options);
 
-    const StrategyParams params = parseStrategyParams(options.params, model.layers());
+    StrategyParams params = parseStrategyParams(options.params, model.layers());
+    const MeasureMachine machine = measureMachine(options, net);
+    params.machine = machine.machine;
+    applyDeviceBudget(options.machine, options.params.budget, MachineSpec{}, params);
     const auto strategies = selectStrategies(options.strategy, params, &model);
 
     // Plan every schedule (cheap) before a single buffer exists.
     std::vector<Row> rows;
-    std::int64_t worstPeak = 0;
+    std::int64_t worstPeak = 0, worstHostPeak = 0;
     for (const Strategy *s : strategies) {
         Row row;
         row.strategy = s;
         row.schedule = s->makeSchedule(model, paramsForStrategy(*s, params, strategies.size() == 1));
-        row.measurement.predicted = Simulator::summarize(model, row.schedule);
+        row.measurement.predicted = machine.machine ? Simulator::summarize(model, row.schedule, *machine.machine)
+                                                    : Simulator::summarize(model, row.schedule);
         worstPeak = std::max(worstPeak, row.measurement.predicted.peakBytes);
+        worstHostPeak = std::max(worstHostPeak, row.measurement.predicted.peakHostBytes);
         rows.push_back(std::move(row));
     }
     const Strategy &storeAll = StrategyRegistry::builtin().get("store-all");
@@ -274,7 +330,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const Target target = probeBackend(options.backend);
     const std::int64_t gradientBytes = net.parameterBytes / 2;
     const bool onCpu = target.backend == "cpu";
-    const std::int64_t hostNeed = net.parameterBytes + 2 * gradientBytes + (onCpu ? worstPeak : 0);
+    const std::int64_t hostNeed = net.parameterBytes + 2 * gradientBytes + (onCpu ? worstPeak : 0) + worstHostPeak;
     requireFits("the host", hostNeed, onCpu ? target.freeBytes : exec::availableHostBytes(), net);
     if (!onCpu)
         requireFits("the GPU", net.parameterBytes + worstPeak, target.freeBytes, net);
@@ -290,7 +346,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     }
     const exec::MeasureOptions measureOptions{repeats};
     for (Row &row : rows) {
-        row.measurement = exec::measure(*backend, model, row.schedule, measureOptions);
+        row.measurement = exec::measure(*backend, model, row.schedule, measureOptions, {}, machine.machine);
         backend->readGradients(latest);
         row.maxGradDiff = latest.maxAbsDiff(reference);
         row.bitwiseEqual = latest.bitwiseEqual(reference);
@@ -303,6 +359,11 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
                 throw Error("verification failed: " + name + " measured a peak of " +
                             std::to_string(row.measurement.measuredPeakBytes) + " bytes, the simulator predicted " +
                             std::to_string(row.measurement.predicted.peakBytes));
+            if (row.measurement.measuredHostPeakBytes != row.measurement.predicted.peakHostBytes)
+                throw Error("verification failed: " + name + " measured a host peak of " +
+                            std::to_string(row.measurement.measuredHostPeakBytes) +
+                            " bytes, the simulator predicted " +
+                            std::to_string(row.measurement.predicted.peakHostBytes));
 #ifdef REMAT_HAVE_CUDA
             // The backend's count above equals the prediction by construction;
             // the pool's own high-water mark is what the GPU really held.
@@ -315,6 +376,10 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
                 throw Error("verification failed: " + name + " gradients differ from store-all's by up to " +
                             std::to_string(row.maxGradDiff));
         }
+
+    bool anyTransfers = false;
+    for (const Row &row : rows)
+        anyTransfers = anyTransfers || hasTransfers(row.schedule);
 
     // Ratios against store-all, when it is among the rows.
     const Row *base = nullptr;
@@ -331,6 +396,9 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
         doc["threads"] = onCpu ? nlohmann::ordered_json(threads) : nlohmann::ordered_json(nullptr);
         doc["kernel_scratch_bytes"] = optionalJson(backend->kernelScratchBytes());
         doc["verified"] = options.verify;
+        if (machine.machine)
+            doc["link"] = machine.timed ? nlohmann::ordered_json(describeMachine(*machine.machine, model))
+                                        : nlohmann::ordered_json("instant (no --link given; memory only)");
         doc["strategies"] = nlohmann::ordered_json::array();
         for (const Row &row : rows) {
             const Measurement &m = row.measurement;
@@ -346,6 +414,15 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
             if (model.hasSavedBytes()) { // what the peak is made of: layer outputs and gradients, internals, workspace
                 j["predicted_peak_saved_bytes"] = m.predicted.peakSavedBytes;
                 j["predicted_peak_workspace_bytes"] = m.predicted.peakWorkspaceBytes;
+            }
+            if (anyTransfers) { // offloading: the host arena and the link
+                j["predicted_peak_host_bytes"] = m.predicted.peakHostBytes;
+                j["measured_peak_host_bytes"] = m.measuredHostPeakBytes;
+                j["transfer_bytes"] = m.predicted.transferBytes;
+                j["offloads"] = m.predicted.offloads;
+                j["prefetches"] = m.predicted.prefetches;
+                j["predicted_makespan"] = machine.timed ? numberJson(m.predicted.makespanSeconds) : nullptr;
+                j["predicted_stall_time"] = machine.timed ? numberJson(m.predicted.stallSeconds) : nullptr;
             }
             j["forward_evaluations"] = m.predicted.forwardEvaluations;
             j["predicted_cost"] = numberJson(m.predicted.cost);
@@ -370,12 +447,24 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     out << " (constant, not in the peaks)\n"
         << "median of " << repeats << " step(s); peaks in bytes of activations and workspace: measured = the "
         << "backend's count of requested sizes, allocator = the CUDA pool's high-water mark, device = growth seen by "
-        << "the driver or OS\n\n";
+        << "the driver or OS\n";
+    if (anyTransfers)
+        out << "offloading: host peaks in bytes of the host arena's copies; "
+            << (machine.timed ? describeMachine(*machine.machine, model)
+                              : std::string("instant link (no --link given: memory only, no predicted time)"))
+            << '\n';
+    out << '\n';
     std::vector<std::string> header{"strategy",    "predicted peak", "measured peak", "allocator peak",
                                     "device peak", "forward evals",  "s/step",        "max grad diff"};
     if (base) {
         header.insert(header.begin() + 7, "time ratio");
         header.insert(header.begin() + 8, "cost ratio");
+    }
+    if (anyTransfers) {
+        header.insert(header.begin() + 5, "predicted host peak");
+        header.insert(header.begin() + 6, "measured host peak");
+        if (machine.timed)
+            header.insert(header.begin() + 7, "predicted makespan");
     }
     TextTable table(header);
     for (const Row &row : rows) {
@@ -391,6 +480,12 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
         if (base) {
             cells.insert(cells.begin() + 7, ratio(m.medianSeconds / base->measurement.medianSeconds));
             cells.insert(cells.begin() + 8, ratio(m.predicted.cost / base->measurement.predicted.cost));
+        }
+        if (anyTransfers) {
+            cells.insert(cells.begin() + 5, std::to_string(m.predicted.peakHostBytes));
+            cells.insert(cells.begin() + 6, std::to_string(m.measuredHostPeakBytes));
+            if (machine.timed)
+                cells.insert(cells.begin() + 7, formatSeconds(m.predicted.makespanSeconds));
         }
         table.addRow(std::move(cells));
     }

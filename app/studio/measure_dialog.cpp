@@ -208,10 +208,16 @@ void MeasureDialog::showReport(const MeasureReport &report) {
     for (const MeasuredPane &pane : report.panes)
         if (pane.ok() && pane.timeVsStoreAll > 0)
             times << tr("%1: %2 ms a step, %3\u00D7 store-all's time (predicted compute %4\u00D7)")
-                         .arg(QString::fromStdString(pane.strategy))
-                         .arg(pane.secondsPerStep * 1e3, 0, 'f', 1)
-                         .arg(pane.timeVsStoreAll, 0, 'f', 2)
-                         .arg(pane.predictedCostVsStoreAll, 0, 'f', 2);
+                             .arg(QString::fromStdString(pane.strategy))
+                             .arg(pane.secondsPerStep * 1e3, 0, 'f', 1)
+                             .arg(pane.timeVsStoreAll, 0, 'f', 2)
+                             .arg(pane.predictedCostVsStoreAll, 0, 'f', 2) +
+                         (pane.predicted.offloads > 0
+                              ? tr("; %1 offloaded, host peak %2 (predicted %3)")
+                                    .arg(pane.predicted.offloads)
+                                    .arg(QString::fromStdString(formatBytes(pane.measuredHostPeakBytes)))
+                                    .arg(QString::fromStdString(formatBytes(pane.predicted.peakHostBytes)))
+                              : QString());
     QString text = problems.isEmpty()
                        ? tr("Measured %1: every peak as predicted, every gradient equal to store-all's.").arg(where)
                        : tr("ERROR measuring %1:\n%2").arg(where, problems.join(QStringLiteral("\n")));

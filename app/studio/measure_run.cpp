@@ -104,9 +104,12 @@ std::unique_ptr<exec::Backend> makeTransformerBackend(const MeasureSettings &set
 
 // The simulator's bytes op by op against the backend's: the first op where
 // they part (-1 when none), so a mismatch names its op, not just the peak.
-std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const exec::MemoryTrace &trace) {
-    const Replay replay =
-        Simulator::replay(std::make_shared<const Model>(model), std::make_shared<const Schedule>(schedule));
+std::int64_t firstMismatch(const Model &model, const Schedule &schedule, const exec::MemoryTrace &trace,
+                           const std::optional<Machine> &machine) {
+    const auto sharedModel = std::make_shared<const Model>(model);
+    const auto sharedSchedule = std::make_shared<const Schedule>(schedule);
+    const Replay replay = machine ? Simulator::replay(sharedModel, sharedSchedule, *machine)
+                                  : Simulator::replay(sharedModel, sharedSchedule);
     const Timeline &tl = replay.timeline;
     const auto steps = static_cast<std::int64_t>(trace.during.size());
     for (std::int64_t t = 0; t < std::min(steps, tl.steps()); ++t)
@@ -146,6 +149,8 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
         report.ranPaneModel = !paneModel || paneModel->sizesInNodes();
     }
     std::vector<Schedule> schedules(configs.size());
+    // Offload panes run on their own link; the memory predicted does not depend on it.
+    std::vector<std::optional<Machine>> machines(configs.size());
     const Strategy &storeAll = StrategyRegistry::builtin().get("store-all");
     const Schedule reference = storeAll.makeSchedule(model, {});
     const Summary referenceSummary = Simulator::summarize(model, reference);
@@ -160,7 +165,11 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
             schedules[i] = StrategyRegistry::builtin().get(configs[i].strategy).makeSchedule(model, params);
             pane.description = schedules[i].description;
             pane.schedule = std::make_shared<const Schedule>(schedules[i]);
-            pane.predicted = Simulator::summarize(model, schedules[i]);
+            machines[i] = params.machine;
+            if (!machines[i] && hasTransfers(schedules[i]))
+                machines[i] = exec::instantLinkMachine();
+            pane.predicted = machines[i] ? Simulator::summarize(model, schedules[i], *machines[i])
+                                         : Simulator::summarize(model, schedules[i]);
             pane.predictedCostVsStoreAll = pane.predicted.cost / std::max(1e-300, referenceCost);
             worstPeak = std::max(worstPeak, pane.predicted.peakBytes);
         } catch (const Cancelled &) {
@@ -216,10 +225,12 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
         MeasuredPane &pane = report.panes[i];
         if (pane.ok()) {
             try {
-                exec::Measurement m = exec::measure(backend, model, schedules[i], measureOptions, countingOps);
+                exec::Measurement m =
+                    exec::measure(backend, model, schedules[i], measureOptions, countingOps, machines[i]);
                 pane.measuredPeakBytes = m.measuredPeakBytes;
+                pane.measuredHostPeakBytes = m.measuredHostPeakBytes;
                 pane.trace = std::move(m.trace);
-                pane.firstTraceMismatch = firstMismatch(model, *pane.schedule, pane.trace);
+                pane.firstTraceMismatch = firstMismatch(model, *pane.schedule, pane.trace, machines[i]);
                 pane.devicePeakBytes = m.devicePeakBytes;
                 pane.secondsPerStep = m.medianSeconds;
                 if (report.storeAllSecondsPerStep > 0)

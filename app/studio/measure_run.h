@@ -41,6 +41,7 @@ struct MeasuredPane {
     std::string description;                     // the schedule's parameters in words
     Summary predicted;                           // the simulator, on the network's model
     std::int64_t measuredPeakBytes = 0;          // activation bytes the backend counted
+    std::int64_t measuredHostPeakBytes = 0;      // the host arena's high-water mark (offloaded copies)
     std::optional<std::int64_t> devicePeakBytes; // growth the OS or the driver saw
     double secondsPerStep = 0;                   // median
     double timeVsStoreAll = 0;                   // secondsPerStep over store-all's on the same backend
@@ -54,7 +55,10 @@ struct MeasuredPane {
     std::int64_t firstTraceMismatch = -1;
 
     bool ok() const { return error.empty(); }
-    bool peakMatches() const { return ok() && measuredPeakBytes == predicted.peakBytes && firstTraceMismatch < 0; }
+    bool peakMatches() const {
+        return ok() && measuredPeakBytes == predicted.peakBytes && measuredHostPeakBytes == predicted.peakHostBytes &&
+               firstTraceMismatch < 0;
+    }
 };
 
 struct MeasureReport {

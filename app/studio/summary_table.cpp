@@ -29,6 +29,10 @@ QStringList measureProblems(const MeasuredPane &p) {
                    .arg(p.measuredPeakBytes)
                    .arg(bytesText(p.predicted.peakBytes))
                    .arg(p.predicted.peakBytes);
+    if (p.measuredHostPeakBytes != p.predicted.peakHostBytes)
+        out << QObject::tr("measured host peak %1 bytes differs from the predicted %2 bytes")
+                   .arg(p.measuredHostPeakBytes)
+                   .arg(p.predicted.peakHostBytes);
     if (p.firstTraceMismatch >= 0)
         out << QObject::tr("measured bytes differ from the timeline from op %1 on").arg(p.firstTraceMismatch + 1);
     if (!p.gradientsBitwiseEqual)

@@ -21,6 +21,10 @@ struct MemoryCounters {
     // The allocator's own high-water mark where it has one (CUDA: the memory
     // pool's used-memory high-water mark, which may round sizes up).
     std::optional<std::int64_t> allocatorPeakBytes;
+    // The host arena of offloaded copies (docs/executor.md, "Offloading"):
+    // its live bytes and its high-water mark since the last resetHostPeak().
+    std::int64_t hostLiveBytes = 0;
+    std::int64_t hostPeakBytes = 0;
 };
 
 class Backend {
@@ -63,8 +67,23 @@ public:
     virtual void releaseSaved(int i) {
         throw InvalidArgument("layer " + std::to_string(i) + " of this network holds no saved internals");
     }
-    // Waits for queued work (a no-op on the CPU).
+    // Waits for queued work, copies included (a no-op on the CPU).
     virtual void synchronize() = 0;
+
+    // Offloading (docs/model.md, "Offloading to host"; docs/executor.md): only
+    // forward nodes a_1..a_n move, and the executor calls these as the
+    // simulator's rules say, so a backend may assume a valid order.
+    // `offload` gives a_i a buffer in the host arena and starts copying the
+    // computed a_i into it; the device buffer stays. `prefetch` gives a_i a new
+    // device buffer and starts copying the host copy into it. `waitTransfer`
+    // makes later work (reads of a_i, the release of its device buffer)
+    // wait for a_i's latest copy; `releaseHost` frees the host copy once the
+    // prefetch that read it was waited for.
+    virtual void offload(NodeId node) { refuseTransfers("offload", node); }
+    virtual void prefetch(NodeId node) { refuseTransfers("prefetch", node); }
+    virtual void waitTransfer(NodeId node) { refuseTransfers("wait for", node); }
+    virtual void releaseHost(NodeId node) { refuseTransfers("release the host copy of", node); }
+    virtual void resetHostPeak() {}
 
     virtual MemoryCounters counters() const = 0;
     virtual void resetPeak() = 0;
@@ -82,6 +101,12 @@ public:
 
     // Copies the weight and bias gradients and b_0 of the last step to the host.
     virtual void readGradients(Gradients &out) = 0;
+
+private:
+    [[noreturn]] void refuseTransfers(const char *what, NodeId node) const {
+        throw NotSupported("the " + name() + " backend cannot " + what + " node " + std::to_string(node) +
+                           ": it has no host arena");
+    }
 };
 
 } // namespace remat::exec

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace remat::exec {
@@ -25,16 +26,22 @@ void requireNetworkModel(const Model &model, const Backend &backend) {
 
 } // namespace
 
-Executor::Executor(Backend &backend, const Model &model, const Schedule &schedule)
-    : backend_(backend), schedule_(schedule), forwardCount_(model.forwardCount()) {
+Machine instantLinkMachine() {
+    Machine m;
+    m.link.bytesPerSecond = std::numeric_limits<double>::infinity();
+    return m;
+}
+
+Executor::Executor(Backend &backend, const Model &model, const Schedule &schedule, const std::optional<Machine> &machine)
+    : backend_(backend), model_(model), schedule_(schedule), forwardCount_(model.forwardCount()),
+      host_(static_cast<std::size_t>(forwardCount_), HostCopy::None) {
     requireNetworkModel(model, backend);
-    // Offloading needs a host arena and a copy stream the backends do not have yet.
-    for (std::size_t t = 0; t < schedule.ops.size(); ++t)
-        if (schedule.ops[t].isTransfer())
-            throw NotSupported("the executor does not run offloads and prefetches yet (" + schedule.strategy + ", op " +
-                               std::to_string(t) + ": " + describe(model, schedule.ops[t]) +
-                               "); simulate the schedule instead (remat simulate --link ...)");
-    predicted_ = Simulator::summarize(model, schedule);
+    if (machine)
+        predicted_ = Simulator::summarize(model, schedule, *machine);
+    else if (hasTransfers(schedule))
+        predicted_ = Simulator::summarize(model, schedule, instantLinkMachine());
+    else
+        predicted_ = Simulator::summarize(model, schedule);
 }
 
 StepRecord Executor::runStep(const StepOptions &options) {
@@ -43,6 +50,7 @@ StepRecord Executor::runStep(const StepOptions &options) {
     if (options.sampleDevice)
         backend_.deviceWatchBegin();
     backend_.resetPeak();
+    backend_.resetHostPeak();
     backend_.startTimer();
     backend_.allocate(0);
     backend_.loadInput();
@@ -51,9 +59,21 @@ StepRecord Executor::runStep(const StepOptions &options) {
     // A recording run of a resident a_i re-runs the layer into its own buffer.
     std::vector<std::uint8_t> allocated(static_cast<std::size_t>(2 * forwardCount_), 0);
     allocated[0] = 1;
+    std::vector<HostCopy> &host = host_;
+    std::fill(host.begin(), host.end(), HostCopy::None);
+    // The simulator's waitForPrefetch: the op about to read, free or offload
+    // x waits for its prefetch, and x's host copy goes.
+    const auto settlePrefetch = [&](NodeId x) {
+        if (x < static_cast<NodeId>(forwardCount_) && host[x] == HostCopy::Prefetched) {
+            backend_.waitTransfer(x);
+            backend_.releaseHost(x);
+            host[x] = HostCopy::None;
+        }
+    };
     if (options.recordTrace) {
         r.trace.during.reserve(schedule_.ops.size());
         r.trace.after.reserve(schedule_.ops.size());
+        r.trace.host.reserve(schedule_.ops.size());
         tracePeak = backend_.counters().liveBytes; // a_0
     }
     for (const Op op : schedule_.ops) {
@@ -62,12 +82,30 @@ StepRecord Executor::runStep(const StepOptions &options) {
         if (options.recordTrace)
             backend_.resetPeak(); // the peak from here on is this op's
         const int index = static_cast<int>(op.node);
-        if (op.kind == OpKind::Free) {
+        switch (op.kind) {
+        case OpKind::Free:
+            settlePrefetch(op.node);
+            if (op.node < static_cast<NodeId>(forwardCount_) && host[op.node] == HostCopy::Held)
+                backend_.waitTransfer(op.node); // the link still reads the device copy
             backend_.release(op.node);
             allocated[op.node] = 0;
-        } else if (op.kind == OpKind::FreeSaved) {
+            break;
+        case OpKind::FreeSaved:
             backend_.releaseSaved(index);
-        } else {
+            break;
+        case OpKind::Offload:
+            settlePrefetch(op.node);
+            backend_.offload(op.node);
+            host[op.node] = HostCopy::Held;
+            break;
+        case OpKind::Prefetch:
+            backend_.prefetch(op.node);
+            allocated[op.node] = 1;
+            host[op.node] = HostCopy::Prefetched;
+            break;
+        case OpKind::Compute:
+            for (const NodeId read : model_.reads(op.node))
+                settlePrefetch(read);
             if (!allocated[op.node])
                 backend_.allocate(op.node);
             allocated[op.node] = 1;
@@ -77,6 +115,7 @@ StepRecord Executor::runStep(const StepOptions &options) {
                 backend_.forwardRecording(index);
             else
                 backend_.forward(index);
+            break;
         }
         if (options.sampleDevice)
             backend_.deviceWatchSample();
@@ -86,9 +125,14 @@ StepRecord Executor::runStep(const StepOptions &options) {
             const std::int64_t during = op.kind == OpKind::Compute ? c.peakBytes : c.liveBytes;
             r.trace.during.push_back(during);
             r.trace.after.push_back(c.liveBytes);
+            r.trace.host.push_back(c.hostLiveBytes);
             tracePeak = std::max(tracePeak, during);
         }
     }
+    // A prefetch no op read: the step ends when its copy does.
+    for (NodeId x = 0; x < static_cast<NodeId>(forwardCount_); ++x)
+        if (host[x] == HostCopy::Prefetched)
+            backend_.waitTransfer(x);
     r.seconds = backend_.stopTimerSeconds(); // synchronises the device
     r.memory = backend_.counters();
     if (options.recordTrace) {
@@ -108,13 +152,13 @@ double median(std::vector<double> values) {
 }
 
 Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options,
-                    const CancelCheck &cancelled) {
+                    const CancelCheck &cancelled, const std::optional<Machine> &machine) {
     if (options.repeats < 1 || options.repeats > 1000)
         throw InvalidArgument("repeats must be an integer from 1 to 1000, got " + std::to_string(options.repeats));
     if (options.warmups < 0 || options.warmups > 1000)
         throw InvalidArgument("warm-up steps must be an integer from 0 to 1000, got " +
                               std::to_string(options.warmups));
-    Executor executor(backend, model, schedule);
+    Executor executor(backend, model, schedule, machine);
     Measurement m;
     m.predicted = executor.predicted();
 
@@ -128,13 +172,15 @@ Measurement measure(Backend &backend, const Model &model, const Schedule &schedu
     StepRecord probe = executor.runStep(probeOptions);
     m.devicePeakBytes = backend.deviceWatchPeakGrowth();
     m.measuredPeakBytes = probe.memory.peakBytes;
+    m.measuredHostPeakBytes = probe.memory.hostPeakBytes;
     m.trace = std::move(probe.trace);
     for (int k = 0; k < options.repeats; ++k) {
         const StepRecord r = executor.runStep(plain);
-        if (r.memory.peakBytes != m.measuredPeakBytes)
+        if (r.memory.peakBytes != m.measuredPeakBytes || r.memory.hostPeakBytes != m.measuredHostPeakBytes)
             throw DeviceError("the executor's peak changed between steps of the same schedule (" +
                               std::to_string(m.measuredPeakBytes) + " then " + std::to_string(r.memory.peakBytes) +
-                              " bytes); this is a bug in the backend");
+                              " bytes on the device, " + std::to_string(m.measuredHostPeakBytes) + " then " +
+                              std::to_string(r.memory.hostPeakBytes) + " on the host); this is a bug in the backend");
         // The probe reset the pool's high-water mark op by op; the timed steps did not.
         if (r.memory.allocatorPeakBytes)
             m.allocatorPeakBytes = std::max(m.allocatorPeakBytes.value_or(0), *r.memory.allocatorPeakBytes);

@@ -1,8 +1,10 @@
 #pragma once
 // Runs a Schedule on a Backend, op by op: compute a_i -> allocate + forward,
-// compute b_i -> allocate + backward, free -> release. It decides nothing the
-// schedule did not say; the schedule is validated by the simulator first, so
-// a backend never sees an op that reads a node that is not resident.
+// compute b_i -> allocate + backward, free -> release, offload / prefetch ->
+// a copy to / from the host arena. It decides nothing the schedule did not
+// say; the schedule is validated by the simulator first, so a backend never
+// sees an op that reads a node that is not resident. It waits for a copy
+// exactly where the simulator's timing model does (docs/model.md).
 #include "core/executor/backend.h"
 #include "core/model.h"
 #include "core/schedule.h"
@@ -19,16 +21,18 @@ namespace remat::exec {
 // Timeline states it: `during[t]` is the most held while op t ran (its output
 // and its workspace included; for a free, what is left after it), the
 // measured counterpart of Timeline::bytesAt(t); `after[t]` is what stays
-// live once op t is done.
+// live once op t is done; `host[t]` the host arena's live bytes after op t
+// (Timeline::hostBytesAt(t)).
 struct MemoryTrace {
     std::vector<std::int64_t> during;
     std::vector<std::int64_t> after;
+    std::vector<std::int64_t> host;
     bool empty() const { return during.empty(); }
 };
 
 struct StepRecord {
     double seconds = 0;
-    MemoryCounters memory; // peak over the step: nodes + workspace, a_0 included
+    MemoryCounters memory; // peak over the step: nodes + workspace, a_0 included; the host arena's peak
     MemoryTrace trace;     // filled when the step was asked to record one
 };
 
@@ -49,9 +53,12 @@ struct StepOptions {
 class Executor {
 public:
     // Throws InvalidArgument when `model` is not the model of the backend's
-    // network (networkModel(shape)), NotSupported for a schedule with
-    // offloads or prefetches, and InvalidSchedule from the simulator.
-    Executor(Backend &backend, const Model &model, const Schedule &schedule);
+    // network (networkModel(shape)), and InvalidSchedule from the simulator
+    // (an offload schedule is validated on `machine`, or on an instant link
+    // when none is given: its memory does not depend on the link). `model`
+    // and `schedule` must outlive the executor.
+    Executor(Backend &backend, const Model &model, const Schedule &schedule,
+             const std::optional<Machine> &machine = std::nullopt);
 
     const Summary &predicted() const { return predicted_; }
 
@@ -63,9 +70,14 @@ public:
 
 private:
     Backend &backend_;
+    const Model &model_;
     const Schedule &schedule_;
     Summary predicted_;
     int forwardCount_;
+    // Where each forward node's copies are during a step, as the simulator
+    // tracks them (core/timeline.h's HostCopy): a host copy made by an
+    // offload (Held), or one being read back (Prefetched).
+    std::vector<HostCopy> host_;
 };
 
 struct MeasureOptions {
@@ -78,6 +90,7 @@ struct Measurement {
     // Peak activation bytes over all steps as counted by the backend; the
     // executor checks every step reached the same peak.
     std::int64_t measuredPeakBytes = 0;
+    std::int64_t measuredHostPeakBytes = 0; // the host arena's high-water mark (offloaded copies)
     std::optional<std::int64_t> allocatorPeakBytes; // CUDA: pool high-water mark
     std::optional<std::int64_t> devicePeakBytes;    // growth seen by the OS / the driver
     MemoryTrace trace;                              // op by op, recorded in the probe step
@@ -88,8 +101,13 @@ struct Measurement {
 // `warmups` untimed steps, a probe step (untimed, it samples device memory and
 // records the trace), then `repeats` timed steps. `cancelled` is asked before
 // every op of every step: once true, remat::Cancelled. Gradients of the last step stay in the backend.
+// `machine` as for Executor.
 Measurement measure(Backend &backend, const Model &model, const Schedule &schedule, const MeasureOptions &options = {},
-                    const CancelCheck &cancelled = {});
+                    const CancelCheck &cancelled = {}, const std::optional<Machine> &machine = std::nullopt);
+
+// What an offload schedule is validated on when no machine is given: an
+// instant link and 1 s per unit of cost (its times mean nothing).
+Machine instantLinkMachine();
 
 double median(std::vector<double> values);
 

@@ -4,11 +4,12 @@
 #include "core/executor/process_memory.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace remat::exec {
 
 HostBackend::HostBackend(std::size_t nodeCount, std::int64_t nodeBytes, cpu::Isa isa, int threads)
-    : ops_(isa, threads), nodeBytes_(nodeBytes), nodes_(nodeCount) {}
+    : ops_(isa, threads), nodeBytes_(nodeBytes), nodes_(nodeCount), hostCopies_(nodeCount) {}
 
 std::string HostBackend::deviceName() const {
 #if defined(__x86_64__)
@@ -47,7 +48,30 @@ void HostBackend::release(NodeId id) {
 void HostBackend::releaseAll() {
     for (auto &b : nodes_)
         b = TrackedBuffer();
+    for (auto &b : hostCopies_)
+        b = TrackedBuffer();
     releaseExtra();
+}
+
+void HostBackend::offload(NodeId id) {
+    const float *from = node(id, "offloaded");
+    if (hostCopies_[id])
+        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " already has a host copy");
+    hostCopies_[id] = TrackedBuffer(hostArena_, nodeBytes_);
+    std::memcpy(hostCopies_[id].data(), from, static_cast<std::size_t>(nodeBytes_));
+}
+
+void HostBackend::prefetch(NodeId id) {
+    if (id >= hostCopies_.size() || !hostCopies_[id])
+        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " has no host copy to prefetch");
+    allocate(id);
+    std::memcpy(nodes_[id].data(), hostCopies_[id].data(), static_cast<std::size_t>(nodeBytes_));
+}
+
+void HostBackend::releaseHost(NodeId id) {
+    if (id >= hostCopies_.size() || !hostCopies_[id])
+        throw InvalidArgument("CPU backend: node " + std::to_string(id) + " has no host copy to release");
+    hostCopies_[id] = TrackedBuffer();
 }
 
 MemoryCounters HostBackend::counters() const {
@@ -55,6 +79,8 @@ MemoryCounters HostBackend::counters() const {
     c.liveBytes = allocator_.liveBytes();
     c.peakBytes = allocator_.peakBytes();
     c.allocations = allocator_.allocations();
+    c.hostLiveBytes = hostArena_.liveBytes();
+    c.hostPeakBytes = hostArena_.peakBytes();
     return c;
 }
 
@@ -64,6 +90,7 @@ double HostBackend::stopTimerSeconds() {
 
 void HostBackend::deviceWatchBegin() {
     allocator_.trim();
+    hostArena_.trim();
     trimHeap();
     rssBaseline_ = resetPeakResident() ? residentBytes() : std::nullopt;
 }

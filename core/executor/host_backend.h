@@ -1,6 +1,7 @@
 #pragma once
 // What every CPU backend shares: node buffers from one TrackingAllocator (so
-// live and peak bytes are exact), the math on every core (CpuOps: the
+// live and peak bytes are exact), offloaded copies in a second one (the host
+// arena: on the CPU "device" and "host" are the same RAM, counted apart), the math on every core (CpuOps: the
 // kernels of one instruction set and the threads), the steady-clock timer and
 // the resident-set watch. A network's CPU backend derives from it and runs
 // its layers on ops_.
@@ -26,6 +27,16 @@ public:
     void release(NodeId node) override;
     void releaseAll() override;
     void synchronize() override {}
+
+    // Copies run synchronously on the calling thread (docs/executor.md,
+    // "Offloading"): device and host are one RAM here, so a copy thread would
+    // measure only memory-bandwidth contention; the memory figures, which is
+    // what this backend checks, are counted in schedule order either way.
+    void offload(NodeId node) override;
+    void prefetch(NodeId node) override;
+    void waitTransfer(NodeId) override {} // every copy has ended when it returns
+    void releaseHost(NodeId node) override;
+    void resetHostPeak() override { hostArena_.resetPeak(); }
 
     MemoryCounters counters() const override;
     void resetPeak() override { allocator_.resetPeak(); }
@@ -53,6 +64,8 @@ protected:
 private:
     std::int64_t nodeBytes_;
     std::vector<TrackedBuffer> nodes_; // by NodeId
+    TrackingAllocator hostArena_;      // offloaded copies; declared before hostCopies_, which it outlives
+    std::vector<TrackedBuffer> hostCopies_; // by NodeId
     std::chrono::steady_clock::time_point start_{};
     std::optional<std::int64_t> rssBaseline_;
 };

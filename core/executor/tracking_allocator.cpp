@@ -8,6 +8,22 @@
 
 namespace remat::exec {
 
+namespace {
+void *alignedHeapBlock(std::size_t bytes) {
+    // aligned_alloc wants a multiple of the alignment.
+    const auto rounded = (bytes + TrackingAllocator::kAlignment - 1) / TrackingAllocator::kAlignment *
+                         TrackingAllocator::kAlignment;
+    return std::aligned_alloc(TrackingAllocator::kAlignment, rounded);
+}
+void freeHeapBlock(void *block) noexcept {
+    std::free(block);
+}
+} // namespace
+
+BlockSource heapBlocks() {
+    return {alignedHeapBlock, freeHeapBlock, "host"};
+}
+
 float *TrackingAllocator::allocate(std::int64_t bytes) {
     if (bytes <= 0)
         throw InvalidArgument("buffer size must be positive, got " + std::to_string(bytes));
@@ -27,11 +43,9 @@ float *TrackingAllocator::allocate(std::int64_t bytes) {
 }
 
 float *TrackingAllocator::fresh(std::int64_t bytes) {
-    // aligned_alloc wants a multiple of the alignment.
-    const auto rounded = (static_cast<std::size_t>(bytes) + kAlignment - 1) / kAlignment * kAlignment;
-    void *p = std::aligned_alloc(kAlignment, rounded);
+    void *p = source_.acquire(static_cast<std::size_t>(bytes));
     if (!p)
-        throw OutOfMemory("host out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) +
+        throw OutOfMemory(std::string(source_.memory) + " out of memory: asked " + formatBytes(bytes) + " (" + std::to_string(bytes) +
                           " bytes) with " + formatBytes(live_) + " of activations live and " + formatBytes(cached_) +
                           " cached");
     return static_cast<float *>(p);
@@ -43,14 +57,14 @@ void TrackingAllocator::release(float *pointer, std::int64_t bytes) noexcept {
         cache_[bytes].push_back(pointer);
         cached_ += bytes;
     } catch (...) { // no room to remember it: give it back instead
-        std::free(pointer);
+        source_.give(pointer);
     }
 }
 
 void TrackingAllocator::trim() noexcept {
     for (auto &[bytes, blocks] : cache_)
         for (float *p : blocks)
-            std::free(p);
+            source_.give(p);
     cache_.clear();
     cached_ = 0;
 }

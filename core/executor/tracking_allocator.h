@@ -6,6 +6,9 @@
 // allocator does: a step allocates the same few sizes over and over, and
 // going back to malloc (mmap and page faults for large blocks) each time
 // costs several percent of a step. trim() returns the cache to the system.
+// The blocks come from a BlockSource: the heap (aligned_alloc) for the CPU
+// backend's arenas, page-locked memory (cudaHostAlloc) for the CUDA
+// backend's host arena of offloaded copies.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,10 +17,23 @@
 
 namespace remat::exec {
 
+// Where a TrackingAllocator's blocks come from and go back to.
+struct BlockSource {
+    // A block of at least `bytes`, aligned to TrackingAllocator::kAlignment;
+    // nullptr when the memory is exhausted (other failures may throw).
+    void *(*acquire)(std::size_t bytes);
+    void (*give)(void *block) noexcept;
+    const char *memory; // "host", "pinned host": for out-of-memory messages
+};
+// aligned_alloc / free.
+BlockSource heapBlocks();
+
 class TrackingAllocator {
 public:
     // 64 bytes: a cache line, and every Eigen packet size.
     static constexpr std::size_t kAlignment = 64;
+
+    explicit TrackingAllocator(BlockSource source = heapBlocks()) : source_(source) {}
 
     // Throws OutOfMemory naming the bytes asked and the bytes live.
     float *allocate(std::int64_t bytes);
@@ -25,7 +41,6 @@ public:
     // Frees every cached block (live blocks stay).
     void trim() noexcept;
 
-    TrackingAllocator() = default;
     TrackingAllocator(const TrackingAllocator &) = delete;
     TrackingAllocator &operator=(const TrackingAllocator &) = delete;
     ~TrackingAllocator() { trim(); }
@@ -39,6 +54,7 @@ public:
 private:
     float *fresh(std::int64_t bytes);
 
+    BlockSource source_;
     std::unordered_map<std::int64_t, std::vector<float *>> cache_; // by requested size
     std::int64_t cached_ = 0;
     std::int64_t live_ = 0;

@@ -26,10 +26,6 @@ using exec::NetworkParameters;
 using exec::NetworkShape;
 using exec::testing::runOnce;
 
-std::string describe(const NetworkShape &s) {
-    return "n=" + std::to_string(s.layers) + " w=" + std::to_string(s.width) + " b=" + std::to_string(s.batch);
-}
-
 std::shared_ptr<const NetworkParameters> parametersFor(const NetworkShape &s) {
     return std::make_shared<const NetworkParameters>(NetworkParameters::generate(s));
 }
@@ -68,7 +64,7 @@ Outcome parametersTooLarge() {
     params->shape = huge; // the constructor checks sizes before touching the (empty) host data
     try {
         makeCudaBackend(params);
-        return fail(describe(huge) + " was accepted on a device of " + std::to_string(info.totalBytes) + " bytes");
+        return fail(describeShape(huge) + " was accepted on a device of " + std::to_string(info.totalBytes) + " bytes");
     } catch (const OutOfMemory &e) {
         return expect(mentionsFreeBytes(e), e.what());
     }
@@ -119,6 +115,10 @@ Outcome teardownWithQueuedWork() {
 }
 
 } // namespace
+
+std::string describeShape(const exec::NetworkShape &s) {
+    return "n=" + std::to_string(s.layers) + " w=" + std::to_string(s.width) + " b=" + std::to_string(s.batch);
+}
 
 Schedule storeAll(const Model &model) {
     return StrategyRegistry::builtin().get("store-all").makeSchedule(model, {});
@@ -178,11 +178,11 @@ CheckList backendChecks() {
     // transposed GEMM cannot pass.
     for (const NetworkShape &s : {NetworkShape{1, 8, 2}, NetworkShape{6, 33, 7}, NetworkShape{5, 96, 1000},
                                   NetworkShape{16, 256, 64}, NetworkShape{4, 1024, 3}})
-        out.push_back({"backend/agrees-with-cpu " + describe(s), [s] { return agreesWithCpu(s); }});
+        out.push_back({"backend/agrees-with-cpu " + describeShape(s), [s] { return agreesWithCpu(s); }});
     for (const NetworkShape &s : {NetworkShape{12, 64, 32}, NetworkShape{10, 33, 7}, NetworkShape{8, 1024, 512}})
-        out.push_back({"backend/strategies " + describe(s), [s] { return strategiesAgree(s); }});
+        out.push_back({"backend/strategies " + describeShape(s), [s] { return strategiesAgree(s); }});
     for (const NetworkShape &s : {NetworkShape{8, 512, 128}, NetworkShape{8, 1024, 512}})
-        out.push_back({"backend/device-peak " + describe(s), [s] { return devicePeakCovers(s); }});
+        out.push_back({"backend/device-peak " + describeShape(s), [s] { return devicePeakCovers(s); }});
     out.push_back({"backend/out-of-memory parameters", parametersTooLarge});
     out.push_back({"backend/out-of-memory nodes", nodesTooLarge});
     out.push_back({"backend/teardown with queued work", teardownWithQueuedWork});

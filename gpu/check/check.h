@@ -8,6 +8,7 @@
 // Adding checks: a function returning a CheckList in a new file of this
 // folder, one line in allChecks() (main.cpp), the file in CMakeLists.txt.
 #include "core/executor/backend.h"
+#include "core/executor/network.h"
 #include "core/executor/transformer.h"
 #include "core/schedule.h"
 
@@ -48,8 +49,11 @@ CheckList ruleChecks();               // rule_checks.cpp: host-only, the referen
 CheckList backendChecks();            // backend_checks.cpp: gradients, peaks, out of memory, teardown
 CheckList transformerKernelChecks();  // transformer_kernel_checks.cpp: each against transformer_math
 CheckList transformerBackendChecks(); // transformer_backend_checks.cpp: gradients, strategies, peaks
+CheckList offloadChecks();            // offload_checks.cpp: offload plans' device and host peaks, gradients, overlap
 
 // Shared by the checks of both networks (backend_checks.cpp).
+// "n=16 w=1024 b=512", for check names.
+std::string describeShape(const exec::NetworkShape &s);
 // Store-all's schedule of `model`.
 Schedule storeAll(const Model &model);
 // Store-all gradients of the CPU and CUDA backends of one network agree:

@@ -29,7 +29,8 @@ constexpr int kExitNoDevice = 77;
 CheckList allChecks() {
     CheckList all;
     for (CheckList part :
-         {ruleChecks(), kernelChecks(), backendChecks(), transformerKernelChecks(), transformerBackendChecks()})
+         {ruleChecks(), kernelChecks(), backendChecks(), transformerKernelChecks(), transformerBackendChecks(),
+          offloadChecks()})
         for (Check &c : part)
             all.push_back(std::move(c));
     return all;

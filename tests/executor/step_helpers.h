@@ -27,8 +27,8 @@ struct Planned {
 
 // Every registered strategy the executor runs, each with parameters it
 // accepts: explicit checkpoints, three slots for the slot-bounded ones,
-// nothing for the rest. Strategies that offload to host are left out: no
-// backend runs transfers yet (test_executor checks the refusal).
+// nothing for the rest. Strategies that offload to host need a machine and
+// are left out here (test_offload_executor runs them).
 inline std::vector<Planned> allSchedules(const Model &model) {
     std::vector<Planned> out;
     const int n = model.layers();

@@ -264,25 +264,6 @@ private slots:
         }
     }
 
-    // No backend runs transfers yet: an offload schedule is refused before
-    // anything is allocated, with a typed error naming the first transfer.
-    void refusesOffloadSchedules() {
-        const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate({6, 8, 4}));
-        const Model model = networkModel(params->shape);
-        CpuBackend backend(params);
-        StrategyParams linked;
-        linked.machine = Machine{};
-        linked.machine->link.bytesPerSecond = 1e9;
-        const Schedule s = StrategyRegistry::builtin().get("offload-all").makeSchedule(model, linked);
-        try {
-            Executor executor(backend, model, s);
-            QFAIL("expected NotSupported");
-        } catch (const NotSupported &e) {
-            QVERIFY2(QString(e.what()).contains("op 1: offload a_1"), e.what());
-        }
-        QCOMPARE(backend.counters().liveBytes, std::int64_t(0));
-    }
-
     void measureReportsMedianAndPeaks() {
         const auto params = std::make_shared<const NetworkParameters>(NetworkParameters::generate({6, 16, 8}));
         const Model model = networkModel(params->shape);

@@ -92,6 +92,52 @@ private slots:
             << "available";
         QTest::newRow("mlp option on the transformer") << transformer + QStringList{"--width", "16"} << "--width";
         QTest::newRow("transformer option on the mlp") << QStringList{"--heads", "4"} << "--heads";
+        QTest::newRow("link without a rate")
+            << QStringList{"--strategy", "offload-all", "--link", "16GB/s"} << "--device-rate";
+        QTest::newRow("latency without a link") << QStringList{"--latency", "10us"} << "--link";
+        QTest::newRow("bad link") << QStringList{"--strategy", "offload-all", "--link", "fast"} << "--link";
+        QTest::newRow("offload-budget without a budget")
+            << QStringList{"--strategy", "offload-budget", "--link", "16GB/s", "--device-rate", "1TFLOP/s"}
+            << "budget";
+    }
+
+    // Offloading: without --link offload-all runs on an instant link (memory
+    // only); the host arena's peak is measured beside the simulator's, and
+    // --verify checks it with the device peak and the gradients.
+    void offloadAllVerified() {
+        const Run r = remat({"--n", "9", "--width", "16", "--batch", "5", "--repeat", "1", "--strategy",
+                             "store-all,offload-all", "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+        QVERIFY(doc["link"].toString().startsWith("instant"));
+        const QJsonObject offload = doc["strategies"].toArray()[1].toObject();
+        QCOMPARE(offload["strategy"].toString(), QString("offload-all"));
+        QVERIFY(offload["offloads"].toInteger() > 0);
+        QVERIFY(offload["predicted_peak_host_bytes"].toInteger() > 0);
+        QCOMPARE(offload["measured_peak_host_bytes"].toInteger(), offload["predicted_peak_host_bytes"].toInteger());
+        QCOMPARE(offload["measured_peak_bytes"].toInteger(), offload["predicted_peak_bytes"].toInteger());
+        QVERIFY(offload["gradients_bitwise_equal_to_store_all"].toBool());
+        QVERIFY(offload["predicted_makespan"].isNull()); // no link given: no time predicted
+    }
+
+    // With a link and a rate, offload-budget plans for --device-budget and the
+    // table shows host peaks and the predicted makespan.
+    void offloadBudgetOnALink() {
+        const QStringList args{"--n",      "12",           "--width",         "16",   "--batch",
+                               "4",        "--repeat",     "1",               "--link", "4MB/s",
+                               "--device-rate", "10MFLOP/s", "--device-budget", "2000B", "--strategy",
+                               "store-all,offload-all,offload-budget", "--verify"};
+        const Run table = remat(args);
+        QVERIFY2(table.exitCode == 0, table.err.constData());
+        QVERIFY2(table.out.contains("measured host peak") && table.out.contains("predicted makespan"),
+                 table.out.constData());
+        const Run r = remat(args + QStringList{"--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject budget = QJsonDocument::fromJson(r.out).object()["strategies"].toArray()[2].toObject();
+        QCOMPARE(budget["strategy"].toString(), QString("offload-budget"));
+        QVERIFY(budget["predicted_peak_bytes"].toInteger() <= 2000);
+        QVERIFY(budget["predicted_makespan"].toDouble() > 0);
+        QCOMPARE(budget["measured_peak_host_bytes"].toInteger(), budget["predicted_peak_host_bytes"].toInteger());
     }
     // --threads: the JSON and the device line say how many; the gradients
     // (per tensor L2 norm and sum) are the same on 1 and 3 threads, to the bit.

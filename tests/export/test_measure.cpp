@@ -127,6 +127,7 @@ private slots:
     void measuredPeaksEqualPredicted_data();
     void measuredPeaksEqualPredicted();
     void badPaneKeepsItsError();
+    void offloadPaneIsMeasured();
     void oversizedNetworkIsRefused();
     void cancelStopsInsideAStrategy();
     void cudaWithoutADeviceSaysWhy();
@@ -183,6 +184,34 @@ void TestMeasure::badPaneKeepsItsError() {
     QVERIFY2(QString::fromStdString(report.panes[0].error).contains("99"), report.panes[0].error.c_str());
     QVERIFY(report.panes[1].ok());
     QVERIFY(report.panes[1].peakMatches());
+}
+
+// A pane that offloads (its config carries the link) runs with real copies:
+// device and host peaks as predicted, store-all's gradients.
+void TestMeasure::offloadPaneIsMeasured() {
+    PaneConfig offload = config("offload-all");
+    offload.params.machine = Machine{};
+    offload.params.machine->link.bytesPerSecond = 1e9;
+    const MeasureReport report = measurePanes({config("store-all"), offload}, 10, settingsFor("cpu", 16, 4));
+    const MeasuredPane &p = report.panes[1];
+    QVERIFY2(p.ok(), p.error.c_str());
+    QVERIFY(p.predicted.offloads > 0);
+    QVERIFY(p.measuredHostPeakBytes > 0);
+    QCOMPARE(p.measuredHostPeakBytes, p.predicted.peakHostBytes);
+    QVERIFY(p.peakMatches());
+    QVERIFY(p.gradientsBitwiseEqual);
+    QVERIFY(p.measuredPeakBytes < report.panes[0].measuredPeakBytes);
+
+    // A backend without a host arena refuses the first copy with a typed
+    // error the pane keeps; the other panes still run.
+    MeasureSettings noArena = settingsFor("cpu", 16, 4);
+    noArena.backendFactory = [](std::shared_ptr<const exec::NetworkParameters> params) {
+        return std::make_unique<MiscountingBackend>(std::move(params), 0);
+    };
+    const MeasureReport refused = measurePanes({config("store-all"), offload}, 10, noArena);
+    QVERIFY(refused.panes[0].peakMatches());
+    QVERIFY2(QString::fromStdString(refused.panes[1].error).contains("has no host arena"),
+             refused.panes[1].error.c_str());
 }
 
 void TestMeasure::oversizedNetworkIsRefused() {
