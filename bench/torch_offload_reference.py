@@ -16,7 +16,8 @@ w, batch b, fp32 (no TF32), loss 1/2 ||a_n - target||^2.
     bit (reported; a difference beyond 1e-3 of the largest stops the script).
   * Timing: one warm-up step, then --repeat steps between CUDA events; the
     median. Peaks: torch.cuda.max_memory_allocated() minus what was allocated
-    before the step (activations, not the constant part), against remat's
+    before the step (weights and their gradients, allocated by the warm-up,
+    are the constant part; the peak is activations), against remat's
     pool high-water mark (allocator_peak_bytes).
 
 Reported, not asserted: each side's offload step over its own plain step,
@@ -89,9 +90,13 @@ def torch_side(torch, a):
     x = torch.randn(b, w, generator=g).to(dev)
     target = torch.randn(b, w, generator=g).to(dev)
 
+    # The gradients stay allocated between steps, as remat's do (it keeps
+    # them outside its activation peak): zeroed, not dropped, so the peak
+    # below counts what each step adds, activations and their copies.
     def step(offload):
         for p in weights + biases:
-            p.grad = None
+            if p.grad is not None:
+                p.grad.zero_()
         ctx = torch.autograd.graph.save_on_cpu(pin_memory=True) if offload else contextlib.nullcontext()
         with ctx:
             h = x
@@ -101,10 +106,8 @@ def torch_side(torch, a):
         loss.backward()
 
     def measure(offload):
-        step(offload)  # warm-up
+        step(offload)  # warm-up; allocates the gradients
         torch.cuda.synchronize()
-        for p in weights + biases:
-            p.grad = None
         torch.cuda.empty_cache()
         base = torch.cuda.memory_allocated()
         torch.cuda.reset_peak_memory_stats()
