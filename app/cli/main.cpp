@@ -33,7 +33,8 @@ void addMachineFlags(CLI::App *cmd, MachineOptions &m) {
                     "With --link: time every transfer pays first (default 0). Example: "
                     "--latency 10us");
     cmd->add_option("--device-rate", m.deviceRate,
-                    "With --link, for model files whose costs are FLOP: the device's rate. Example: "
+                    "With --link, for costs in FLOP (model files so sized, and measure's networks): the device's "
+                    "rate. Example: "
                     "--device-rate 100TFLOP/s");
     cmd->add_option("--device-budget", m.deviceBudget,
                     "Device memory the planners may use, as --budget in bytes. Example: --device-budget 1GiB");
