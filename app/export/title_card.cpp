@@ -48,9 +48,13 @@ std::vector<TitleCard::Text> TitleCard::texts(QSize size) const {
                        Qt::AlignHCenter | Qt::AlignTop | wrap, description});
     }
     const RowsAt at = rowsAt(*this, size);
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        out.push_back({QRectF(w * 0.12 + at.line * 0.7, at.top + at.line * static_cast<double>(i), w * 0.8, at.line),
-                       exportFont(size.width(), kRowScale), Qt::AlignLeft | Qt::AlignVCenter, rows[i].text});
+    const QFont rowFont = exportFont(size.width(), kRowScale);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const QRectF rect(w * 0.12 + at.line * 0.7, at.top + at.line * static_cast<double>(i), w * 0.8, at.line);
+        // A long strategy description gives way in the middle: the figures at the end stay.
+        out.push_back({rect, rowFont, Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetricsF(rowFont).elidedText(rows[i].text, Qt::ElideMiddle, rect.width())});
+    }
     return out;
 }
 
@@ -75,7 +79,7 @@ void TitleCard::paint(QImage &image, QSize size, const render::Palette &palette)
         const double y = at.top + at.line * static_cast<double>(rows.size());
         painter.setFont(exportFont(size.width()));
         render::SchedulePainter::paintLegend(painter, QRectF(w * 0.12, y + at.line * 0.5, w * 0.76, size.height() - y),
-                                             palette);
+                                             palette, false, false, offloadLegend);
     }
 }
 
