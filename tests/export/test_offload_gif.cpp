@@ -79,6 +79,12 @@ private slots:
                 }
             }
         }
+        // The last frame shows every pane finished (the export "ends with the finished backward pass").
+        for (int p = 0; p < picture.shownPanes(); ++p) {
+            const Timeline &t = *picture.panes()[static_cast<std::size_t>(p)].timeline;
+            QCOMPARE(picture.stepAt(p, job.frames().back().time), t.steps() - 1);
+            QVERIFY(render::laneCaption(t, picture.streamTime(p, job.frames().back().time)).rfind("done in ", 0) == 0);
+        }
         QVERIFY(onHost > 100);
         QVERIFY(copying > 10);
         QCOMPARE(arrows, copying); // every copy under way has its arrow
