@@ -85,7 +85,7 @@ bool MainWindow::linkOfferedFor(const std::vector<int> &panes) {
         return false;
     }
     statusBar()->showMessage(tr("%1 needs a link between device and host: using the default, %2. "
-                                "Change it in Panes > Link and budgets\u2026 (Ctrl+L).")
+                                "Change it in Panes > Link and budgets\u2026 (Ctrl+Shift+L).")
                                  .arg(strategy, QString::fromStdString(describeLink(link_, true))),
                              12000);
     return true;
@@ -101,7 +101,7 @@ PaneConfig MainWindow::withLink(PaneConfig config, const ResolvedLink &link) con
 void MainWindow::addLinkAction(QMenu *menu) {
     QAction *action = menu->addAction(tr("&Link and budgets\u2026"), this, &MainWindow::openLinkDialog);
     action->setObjectName("linkAndBudgets");
-    action->setShortcut(QKeySequence(tr("Ctrl+L")));
+    action->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
     action->setToolTip(tr("The link between device and host memory, and the budgets: every pane then runs on a "
                           "compute and a copy stream"));
 }
