@@ -17,6 +17,7 @@
 
 #include <QLabel>
 #include <QLineEdit>
+#include <QSettings>
 #include <QStatusBar>
 #include <QtTest>
 
@@ -193,6 +194,31 @@ private slots:
         QVERIFY(applied);
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         QVERIFY(window.run(2)->summary.makespanSeconds > makespan);
+    }
+
+    // The link is part of the session; one edited into nonsense is dropped, not a crash.
+    void linkPersists() {
+        LinkSettings slow = LinkSettings::defaults();
+        slow.machine.link = "8GB/s";
+        slow.machine.hostBudget = "4GiB";
+        {
+            MainWindow window(remat::testing::freshWindow());
+            window.loadScenario(offloadScenario());
+            QCOMPARE(window.setLink(slow), QString());
+            QVERIFY(window.close());
+        }
+        {
+            MainWindow restored({});
+            QCOMPARE(restored.link(), slow);
+            QVERIFY(restored.run(2)->timeline->timed());
+            QCOMPARE(restored.run(2)->timeline->machine().link.bytesPerSecond, 8e9);
+        }
+        QSettings().setValue("link/forwardTime", "2 parsecs");
+        // Dropped; the offload pane then gets the default link, as when it is picked without one.
+        MainWindow restored({});
+        QCOMPARE(restored.link(), LinkSettings::defaults());
+        QCOMPARE(restored.paneCount(), 3);
+        QVERIFY(restored.run(2)->timeline->timed());
     }
 
     // A budget offload-budget plans for comes from the dialog.
