@@ -1,6 +1,7 @@
 #include "app/export/timeline_picture.h"
 
 #include "app/export/title_card.h"
+#include "app/render/stream_narration.h"
 #include "core/errors.h"
 #include "core/rates.h"
 #include "core/units.h"
@@ -179,10 +180,12 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
         if (timeline.hostBytesAt(step) > 0)
             held += QStringLiteral(" · host %1")
                         .arg(QString::fromStdString(formatSize(timeline.hostBytesAt(step), model.sizesInNodes())));
-        status = QStringLiteral("op %1/%2 \u00B7 %3")
-                     .arg(step + 1)
-                     .arg(timeline.steps())
-                     .arg(QString::fromStdString(describe(model, timeline.op(step)))) +
+        // In a stall the compute stream stands still: say which op waits, not the one before it.
+        const std::optional<Stall> stall = render::stallAt(timeline, streamTime(index, time));
+        const QString doing = stall ? QStringLiteral("stalled before %1")
+                                          .arg(QString::fromStdString(describe(model, timeline.op(stall->step))))
+                                    : QString::fromStdString(describe(model, timeline.op(step)));
+        status = QStringLiteral("op %1/%2 \u00B7 %3").arg(step + 1).arg(timeline.steps()).arg(doing) +
                  (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) + held;
     }
     painter.setPen(palette.mutedText);
