@@ -206,6 +206,17 @@ void HostLanePainter::paintNow(QPainter &painter, const HostLaneLayout &l, doubl
     const double x = l.timeToX(std::clamp(time, 0.0, l.timeEnd));
     painter.setPen(QPen(palette.playhead, 1.5));
     painter.drawLine(QPointF(x, l.computeRow.top() - 2), QPointF(x, l.copyRow.bottom() + 2));
+    // The copy under way moves along the link's row with the playhead: an
+    // arrowhead pointing where its bytes go (down to the host, up to the device).
+    if (const std::int32_t k = tl.transferAt(time); k >= 0) {
+        const bool toHost = tl.transfers()[static_cast<std::size_t>(k)].direction == Direction::ToHost;
+        const double h = l.copyRow.height() * 0.42, c = l.copyRow.center().y(), dy = toHost ? 1 : -1;
+        const QPointF head[3] = {QPointF(x - h, c - dy * h * 0.8), QPointF(x + h, c - dy * h * 0.8),
+                                 QPointF(x, c + dy * h)};
+        painter.setPen(QPen(palette.background, 1));
+        painter.setBrush(palette.text);
+        painter.drawPolygon(head, 3);
+    }
     const QString caption = QString::fromStdString(laneCaption(tl, time));
     painter.setPen(stall ? palette.badge : palette.text);
     painter.drawText(l.captionRow, Qt::AlignLeft | Qt::AlignVCenter,
