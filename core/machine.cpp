@@ -36,18 +36,6 @@ constexpr const char *kHowToTime =
     "(a time) or {\"cost\": \"GFLOP\"} with the device's rate (--device-rate 100TFLOP/s or \"device\": "
     "{\"rate\": ...})";
 
-std::optional<double> timeUnitSeconds(const std::string &unit) {
-    if (unit == "s")
-        return 1.0;
-    if (unit == "ms")
-        return 1e-3;
-    if (unit == "us" || unit == "\xC2\xB5s")
-        return 1e-6;
-    if (unit == "ns")
-        return 1e-9;
-    return std::nullopt;
-}
-
 // FLOP in one unit of cost ("GFLOP" -> 1e9), or nothing for other units.
 std::optional<double> flopUnit(const std::string &unit) {
     if (unit.size() < 4 || unit.compare(unit.size() - 4, 4, "FLOP") != 0)
@@ -59,6 +47,18 @@ std::optional<double> flopUnit(const std::string &unit) {
 }
 
 } // namespace
+
+std::optional<double> timeUnitSeconds(const std::string &unit) {
+    if (unit == "s")
+        return 1.0;
+    if (unit == "ms")
+        return 1e-3;
+    if (unit == "us" || unit == "\xC2\xB5s")
+        return 1e-6;
+    if (unit == "ns")
+        return 1e-9;
+    return std::nullopt;
+}
 
 double secondsPerCostUnit(const Model &model, std::optional<double> deviceFlopsPerSecond) {
     const std::string &unit = model.costUnit();

@@ -46,6 +46,9 @@ struct MachineSpec {
     MachineSpec overriddenBy(const MachineSpec &over) const;
 };
 
+// Seconds in one `unit` when it is a time unit (s, ms, us, ns), else nothing.
+std::optional<double> timeUnitSeconds(const std::string &unit);
+
 // Seconds per unit of `model`'s cost: a time unit (s, ms, us, ns) says it
 // directly; FLOP units (FLOP, kFLOP ... PFLOP) need the device's rate; costs
 // without a unit (the abstract forward 1, backward 2) cannot be timed.

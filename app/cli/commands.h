@@ -3,6 +3,7 @@
 // succeeds, and throws remat::Error (message for the user) otherwise.
 #include "core/comparison.h"
 #include "core/machine.h"
+#include "core/machine_flags.h"
 #include "core/model_io.h"
 
 #include <optional>
@@ -25,14 +26,8 @@ struct ModelOptions {
 
 // The machine for offloading (docs/model.md), as typed; empty: not given
 // (a model file may give them). `deviceBudget` is the planners' budget, the
-// same as --budget in bytes.
-struct MachineOptions {
-    std::string link;
-    std::string latency;
-    std::string deviceRate;
-    std::string deviceBudget;
-    std::string hostBudget;
-};
+// same as --budget in bytes. Read by core/machine_flags.h, as remat-studio's are.
+using MachineOptions = MachineFlags;
 
 // The strategy options as typed on the command line.
 struct StrategyOptionTexts {
@@ -131,6 +126,8 @@ std::string machineLine(const Machine &machine, const Model &model);
 void parseBudget(const std::string &text, StrategyParams &params);
 // `withSaved`: add what the peak holds of saved internals beside layer outputs
 // (only for models with saved internals, so other tables stay as they were).
-void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n, bool withSaved);
+// `costUnit`: the model's (Model::costUnit); costs that are times print as times ("100 ms").
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n, bool withSaved,
+                          const std::string &costUnit = {});
 
 } // namespace remat::cli

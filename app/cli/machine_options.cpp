@@ -3,46 +3,11 @@
 #include "commands.h"
 
 #include "core/errors.h"
-#include "core/rates.h"
-#include "core/units.h"
 
 namespace remat::cli {
 
-namespace {
-
-std::int64_t positiveBytes(const std::string &text, const char *option) {
-    const std::int64_t bytes = parseBytes(text, option);
-    if (bytes < 1)
-        throw InvalidArgument(std::string(option) + " must be at least 1 byte, got '" + text + "'");
-    return bytes;
-}
-
-} // namespace
-
 std::optional<Machine> machineFor(const Model &model, const MachineSpec &fromFile, const MachineOptions &flags) {
-    MachineSpec given;
-    if (!flags.link.empty())
-        given.linkBytesPerSecond = parseBandwidth(flags.link, "--link");
-    if (!flags.latency.empty())
-        given.linkLatencySeconds = parseSeconds(flags.latency, "--latency");
-    if (!flags.deviceRate.empty())
-        given.deviceFlopsPerSecond = parseFlopRate(flags.deviceRate, "--device-rate");
-    if (!flags.hostBudget.empty())
-        given.hostBudgetBytes = positiveBytes(flags.hostBudget, "--host-budget");
-    const MachineSpec spec = fromFile.overriddenBy(given);
-    if (!spec.hasLink()) {
-        for (const auto &[text, option] : {std::pair{flags.latency, "--latency"},
-                                           {flags.deviceRate, "--device-rate"},
-                                           {flags.hostBudget, "--host-budget"}})
-            if (!text.empty())
-                throw InvalidArgument(std::string(option) + " describes the link for offloading; give --link too "
-                                                            "(e.g. --link 16GB/s)");
-        return std::nullopt;
-    }
-    // The device budget is the planners' (applyDeviceBudget), not a limit on every row.
-    MachineSpec timing = spec;
-    timing.deviceBudgetBytes.reset();
-    return resolveMachine(model, timing);
+    return machineFromFlags(model, fromFile, flags);
 }
 
 void applyDeviceBudget(const MachineOptions &flags, const std::string &budgetText, const MachineSpec &fromFile,
@@ -57,7 +22,7 @@ void applyDeviceBudget(const MachineOptions &flags, const std::string &budgetTex
         throw InvalidArgument("give the budget once: --device-budget " + flags.deviceBudget + " or --budget " +
                               budgetText);
     params.budgetNodes.reset();
-    params.budgetBytes = positiveBytes(flags.deviceBudget, "--device-budget");
+    params.budgetBytes = deviceBudgetFromFlags(flags);
 }
 
 std::string machineLine(const Machine &machine, const Model &model) {

@@ -198,7 +198,7 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     std::vector<ComparisonRow> table;
     table.push_back(plan);
     table.push_back(storeAll);
-    printComparisonTable(out, table, false, model.layers(), model.hasSavedBytes());
+    printComparisonTable(out, table, false, model.layers(), model.hasSavedBytes(), model.costUnit());
     const std::string unit = file.model.costUnit().empty() ? "" : " " + file.model.costUnit();
     out << "\nagainst store-all: peak " << formatBytes(plan.summary.peakBytes) << " instead of "
         << formatBytes(storeAll.summary.peakBytes) << " (" << signedPercent(-memorySaved) << "), cost "

@@ -28,23 +28,12 @@ std::string percent(double overhead) {
 Model buildChain(const std::string &nText, const ModelOptions &options) {
     const int n = static_cast<int>(parseInteger("--n", nText, 1, Model::kMaxLayers));
     ChainSpec spec;
-    spec.nodeBytes = parseBytes(options.nodeBytes, "--node-bytes");
-    if (spec.nodeBytes < 1)
-        throw InvalidArgument("--node-bytes must be at least 1 byte, got '" + options.nodeBytes + "'");
+    spec.nodeBytes = parsePositiveBytes(options.nodeBytes, "--node-bytes");
     spec.savedBytes = parseBytes(options.savedBytes, "--saved-bytes");
     if (spec.savedBytes < 0)
         throw InvalidArgument("--saved-bytes must be 0 or more bytes, got '" + options.savedBytes + "'");
-    if (!options.backwardTime.empty() && options.forwardTime.empty())
-        throw InvalidArgument("--backward-time needs --forward-time (the backward defaults to twice the forward)");
-    if (options.forwardTime.empty())
-        return Model::chain(n, spec);
-    // Costs in seconds: what the link's transfers are timed against.
-    spec.forwardCost = parseSeconds(options.forwardTime, "--forward-time");
-    spec.backwardCost =
-        options.backwardTime.empty() ? 2 * spec.forwardCost : parseSeconds(options.backwardTime, "--backward-time");
-    Model model = Model::chain(n, spec);
-    model.setCostUnit("s");
-    return model;
+    // With --forward-time the costs are seconds: what the link's transfers are timed against.
+    return chainWithTimes(n, spec, options.forwardTime, options.backwardTime);
 }
 
 void parseBudget(const std::string &text, StrategyParams &params) {
@@ -55,11 +44,14 @@ void parseBudget(const std::string &text, StrategyParams &params) {
         params.budgetBytes = parseBytes(text, "--budget");
 }
 
-void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n,
-                          bool withSaved) {
+void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n, bool withSaved,
+                          const std::string &costUnit) {
+    // Costs that are times read as times ("100 ms", not "0.1"); others name their unit in the header.
+    const std::optional<double> costSeconds = timeUnitSeconds(costUnit);
+    const std::string costHeader = costSeconds || costUnit.empty() ? "cost" : "cost (" + costUnit + ")";
     std::vector<std::string> header{"strategy",      "peak nodes",     "peak bytes",
                                     "forward evals", "recomputations", "backward ops",
-                                    "ops",           "cost",           "overhead vs store-all",
+                                    "ops",           costHeader,       "overhead vs store-all",
                                     "memory",        "compute"};
     // Inserted after "peak bytes": the peak split into layer outputs (and
     // gradients) and saved internals.
@@ -83,7 +75,8 @@ void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &r
                                        std::to_string(r.summary.recomputations),
                                        std::to_string(r.summary.backwardOps),
                                        std::to_string(r.summary.ops),
-                                       numberText(r.summary.cost),
+                                       costSeconds ? formatSeconds(r.summary.cost * *costSeconds)
+                                                   : numberText(r.summary.cost),
                                        percent(r.costOverhead),
                                        std::string(r.strategy->memoryClass()),
                                        std::string(r.strategy->computeClass())};
@@ -168,7 +161,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
                 << " (docs/model.md)\n\n";
         if (params.machine)
             out << machineLine(*params.machine, *model) << "\n\n";
-        printComparisonTable(out, rows, false, n, model->hasSavedBytes());
+        printComparisonTable(out, rows, false, n, model->hasSavedBytes(), model->costUnit());
         break;
     }
 }

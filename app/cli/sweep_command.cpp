@@ -75,7 +75,8 @@ void runSweep(const SweepOptions &options, std::ostream &out) {
         break;
     case Format::Table: {
         for (const auto &[n, rows] : results) {
-            printComparisonTable(out, rows, true, n, buildChain("1", options.model).hasSavedBytes());
+            printComparisonTable(out, rows, true, n, buildChain("1", options.model).hasSavedBytes(),
+                                 buildChain("1", options.model).costUnit());
             out << '\n';
         }
         if (sizes.size() < 2)

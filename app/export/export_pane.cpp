@@ -2,6 +2,8 @@
 
 #include "core/strategy_registry.h"
 
+#include <optional>
+
 namespace remat::exporting {
 
 ComparisonRow ExportPane::row() const {
@@ -35,7 +37,14 @@ ExportPane simulateExportPane(const std::shared_ptr<const Model> &model, const s
     const Strategy &strategy = StrategyRegistry::builtin().get(name);
     std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, params);
     ComparisonRow &row = rows.front();
-    Replay replay = Simulator::replay(model, std::make_shared<const Schedule>(std::move(row.schedule)));
+    auto schedule = std::make_shared<const Schedule>(std::move(row.schedule));
+    std::optional<Machine> clock = params.machine;
+    if (clock) {
+        // The budgets are what the planners planned for, not limits on the replay (as in compareStrategies).
+        clock->deviceBudgetBytes.reset();
+        clock->hostBudgetBytes.reset();
+    }
+    Replay replay = clock ? Simulator::replay(model, schedule, *clock) : Simulator::replay(model, schedule);
     return makeExportPane(&strategy, replay.summary, row.costOverhead,
                           std::make_shared<const Timeline>(std::move(replay.timeline)));
 }
@@ -44,16 +53,10 @@ std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,
                                       const std::vector<std::string> &strategies, const StrategyParams &params) {
     std::vector<ExportPane> panes;
     for (const std::string &name : strategies) {
-        StrategyParams own = params;
-        if (strategies.size() > 1) {
-            own = StrategyParams{};
-            own.progress = params.progress;
-            own.cancelled = params.cancelled;
-            if (name == "periodic")
-                own.every = params.every;
-            if (name == "checkpoints")
-                own.checkpoints = params.checkpoints;
-        }
+        // Each option to the strategies that take it, the link to all (as `remat simulate` does).
+        StrategyParams own = paramsForStrategy(StrategyRegistry::builtin().get(name), params, strategies.size() == 1);
+        own.progress = params.progress;
+        own.cancelled = params.cancelled;
         panes.push_back(simulateExportPane(model, name, own));
     }
     return panes;

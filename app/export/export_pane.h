@@ -29,14 +29,16 @@ struct ExportPane {
 ExportPane makeExportPane(const Strategy *strategy, const Summary &summary, double costOverhead,
                           std::shared_ptr<const Timeline> timeline);
 
-// Plans, simulates and replays `strategy` with `params` on `model`. Throws
-// what the strategy and the simulator throw.
+// Plans, simulates and replays `strategy` with `params` on `model`, timed
+// on params.machine when it is given (its budgets are for the planners).
+// Throws what the strategy and the simulator throw.
 ExportPane simulateExportPane(const std::shared_ptr<const Model> &model, const std::string &strategy,
                               const StrategyParams &params);
 
 // Plans, simulates and replays each named strategy on `model`, as
 // `remat simulate` does: a lone strategy gets every parameter in `params`;
-// with several, --every goes to periodic and --checkpoints to checkpoints.
+// with several, each option goes to the strategies that take it
+// (core/comparison.h's paramsForStrategy) and the machine to all.
 // Throws what the strategies and the simulator throw (InvalidArgument for an
 // unknown name, listing the known ones).
 std::vector<ExportPane> simulatePanes(const std::shared_ptr<const Model> &model,

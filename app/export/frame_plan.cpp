@@ -8,22 +8,6 @@
 
 namespace remat::exporting {
 
-std::vector<double> timelineEvents(const std::vector<const Timeline *> &timelines, render::TimeAxis axis) {
-    // Each pane's end times never decrease: merging them is linear.
-    std::vector<double> events{0.0};
-    for (const Timeline *timeline : timelines) {
-        const auto middle = static_cast<std::ptrdiff_t>(events.size());
-        for (std::int64_t s = 0; s < timeline->steps(); ++s) {
-            const double end = render::opEndTime(*timeline, s, axis);
-            if (end != events.back())
-                events.push_back(end);
-        }
-        std::inplace_merge(events.begin(), events.begin() + middle, events.end());
-        events.erase(std::unique(events.begin(), events.end()), events.end());
-    }
-    return events;
-}
-
 std::vector<double> sampleEvents(const std::vector<double> &events, const FrameSampling &sampling) {
     if (events.empty())
         return {};

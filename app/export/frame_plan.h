@@ -15,9 +15,8 @@ struct FrameSampling {
     int maxFrames = 300; // MaxFrames: at most this many, evenly spread
 };
 
-// The moments at which some pane finishes an op: 0 (before any op), then each
-// distinct op end time in increasing order.
-std::vector<double> timelineEvents(const std::vector<const Timeline *> &timelines, render::TimeAxis axis);
+// The candidate moments are render::timelineEvents (app/render/time_axis.h),
+// the studio player's positions.
 
 // The moments to paint. The first and last moments are always kept, so an
 // export starts empty and ends with the finished backward pass. Throws

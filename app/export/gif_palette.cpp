@@ -26,9 +26,9 @@ std::size_t slotOf(QRgb rgb) {
 GifPalette GifPalette::fromPalette(const render::Palette &p) {
     GifPalette out;
     const std::initializer_list<QColor> own = {
-        p.background, p.text,       p.mutedText, p.grid,      p.arrow,          p.notComputed, p.nodeOutline,
-        p.resident,   p.recomputed, p.current,   p.freed,     p.checkpointRing, p.badge,       p.badgeText,
-        p.hover,      p.peak,       p.playhead,  p.series[0], p.series[1],      p.series[2],   p.series[3]};
+        p.background, p.text,      p.mutedText, p.grid,           p.arrow,     p.notComputed, p.nodeOutline, p.resident,
+        p.recomputed, p.current,   p.freed,     p.checkpointRing, p.badge,     p.badgeText,   p.hover,       p.peak,
+        p.playhead,   p.series[0], p.series[1], p.series[2],      p.series[3], p.onHost,      p.inFlight,    p.stall};
     std::vector<QRgb> base;
     for (const QColor &c : own)
         if (std::find(base.begin(), base.end(), opaque(c)) == base.end()) {
@@ -43,7 +43,7 @@ GifPalette GifPalette::fromPalette(const render::Palette &p) {
         for (const QRgb c : base)
             out.add(blend(bg, c, k, 8));
     // Node outlines over node fills, badge text over the badge.
-    for (const QColor &fill : {p.resident, p.recomputed, p.current, p.freed, p.notComputed})
+    for (const QColor &fill : {p.resident, p.recomputed, p.current, p.freed, p.notComputed, p.onHost})
         for (int k = 1; k < 4; ++k)
             out.add(blend(opaque(p.nodeOutline), opaque(fill), k, 4));
     for (int k = 1; k < 4; ++k)

@@ -4,6 +4,7 @@
 #include "app/export/lesson_export.h"
 #include "app/export/timeline_gif_export.h"
 #include "core/errors.h"
+#include "core/machine_flags.h"
 #include "core/model_io.h"
 #include "core/report.h"
 #include "core/strategy_registry.h"
@@ -25,6 +26,9 @@ namespace {
 const char *const kUsage = "usage: remat-studio [MODEL_FILE] --export-gif FILE [--export-png FILE]\n"
                            "                    [--export-csv FILE] [--export-summary-csv FILE] [--export-json FILE]\n"
                            "  model:     --n N (16) [--node-bytes B] | --model FILE | MODEL_FILE\n"
+                           "  link:      --link BW [--latency T] [--forward-time T [--backward-time T]]\n"
+                           "             [--device-rate R] [--device-budget B] [--host-budget B]: every pane\n"
+                           "             timed on a compute and a copy stream, with a host lane (docs/cli.md)\n"
                            "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
                            "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
                            "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
@@ -41,12 +45,22 @@ bool isExportOption(const QString &arg) {
 }
 
 // The options that take a value, and the flags.
-const QStringList kValued = {"--export-gif",  "--export-png",  "--export-csv",  "--export-summary-csv",
-                             "--export-json", "--n",           "--node-bytes",  "--model",
-                             "--strategies",  "--every",       "--checkpoints", "--sync",
-                             "--width",       "--height",      "--theme",       "--caption",
-                             "--fps",         "--loops",       "--hold",        "--title-frame",
-                             "--max-frames",  "--frame-every", "--at",          "--lesson"};
+const QStringList kValued = {"--export-gif",   "--export-png",
+                             "--export-csv",   "--export-summary-csv",
+                             "--export-json",  "--n",
+                             "--node-bytes",   "--model",
+                             "--strategies",   "--every",
+                             "--checkpoints",  "--sync",
+                             "--width",        "--height",
+                             "--theme",        "--caption",
+                             "--fps",          "--loops",
+                             "--hold",         "--title-frame",
+                             "--max-frames",   "--frame-every",
+                             "--at",           "--lesson",
+                             "--link",         "--latency",
+                             "--forward-time", "--backward-time",
+                             "--device-rate",  "--device-budget",
+                             "--host-budget"};
 const QStringList kFlags = {"--pane-only", "--no-caption", "--all-frames", "--help-export"};
 
 struct Parsed {
@@ -134,28 +148,43 @@ std::vector<std::string> splitList(const QString &text, const char *name) {
 
 struct LoadedModel {
     std::shared_ptr<const Model> model;
-    QString name; // the model file's own name, or "" for a chain
+    QString name;        // the model file's own name, or "" for a chain
+    MachineSpec machine; // the model file's link, device and host keys
 };
 
 LoadedModel buildModel(const Parsed &p) {
     if (p.has("--model")) {
-        for (const char *chainOnly : {"--n", "--node-bytes"})
+        for (const char *chainOnly : {"--n", "--node-bytes", "--forward-time", "--backward-time"})
             if (p.has(chainOnly))
                 throw InvalidArgument(std::string(chainOnly) +
                                       " describes a chain; it cannot be combined with --model");
         ModelFile file = loadModelFile(p.value("--model").toStdString());
         const QString name = QString::fromStdString(file.name.empty() ? p.value("--model").toStdString() : file.name);
-        return {std::make_shared<const Model>(std::move(file.model)), name};
+        return {std::make_shared<const Model>(std::move(file.model)), name, file.machine};
     }
     const int n = static_cast<int>(integer(p, "--n", 16, 1, Model::kMaxLayers));
     ChainSpec spec;
-    if (p.has("--node-bytes")) {
-        spec.nodeBytes = parseBytes(p.value("--node-bytes").toStdString(), "--node-bytes");
-        if (spec.nodeBytes < 1)
-            throw InvalidArgument("--node-bytes must be at least 1 byte, got '" +
-                                  p.value("--node-bytes").toStdString() + "'");
-    }
-    return {std::make_shared<const Model>(Model::chain(n, spec)), QString()};
+    if (p.has("--node-bytes"))
+        spec.nodeBytes = parsePositiveBytes(p.value("--node-bytes").toStdString(), "--node-bytes");
+    // `remat simulate`'s chain: with --forward-time its costs are seconds.
+    return {std::make_shared<const Model>(chainWithTimes(n, spec, p.value("--forward-time").toStdString(),
+                                                         p.value("--backward-time").toStdString())),
+            QString(),
+            {}};
+}
+
+// --link and its companions, read as `remat simulate` reads them (core/machine_flags.h).
+void applyMachine(const Parsed &p, const LoadedModel &loaded, StrategyParams &params) {
+    MachineFlags flags;
+    flags.link = p.value("--link").toStdString();
+    flags.latency = p.value("--latency").toStdString();
+    flags.deviceRate = p.value("--device-rate").toStdString();
+    flags.deviceBudget = p.value("--device-budget").toStdString();
+    flags.hostBudget = p.value("--host-budget").toStdString();
+    params.machine = machineFromFlags(*loaded.model, loaded.machine, flags);
+    params.budgetBytes = deviceBudgetFromFlags(flags);
+    if (!params.budgetBytes)
+        params.budgetBytes = loaded.machine.deviceBudgetBytes;
 }
 
 struct Plan {
@@ -212,9 +241,26 @@ GifExportOptions gifOptions(const Parsed &p) {
 
 // A lesson's chapters, one GIF each, into the folder --export-gif names.
 int exportLesson(const Parsed &p) {
-    for (const char *other :
-         {"--export-png", "--export-csv", "--export-summary-csv", "--export-json", "--n", "--node-bytes", "--model",
-          "--strategies", "--every", "--checkpoints", "--sync", "--caption", "--at"})
+    for (const char *other : {"--export-png",
+                              "--export-csv",
+                              "--export-summary-csv",
+                              "--export-json",
+                              "--n",
+                              "--node-bytes",
+                              "--model",
+                              "--strategies",
+                              "--every",
+                              "--checkpoints",
+                              "--sync",
+                              "--caption",
+                              "--at",
+                              "--link",
+                              "--latency",
+                              "--forward-time",
+                              "--backward-time",
+                              "--device-rate",
+                              "--device-budget",
+                              "--host-budget"})
         if (p.has(other))
             throw InvalidArgument(std::string(other) + " does not go with --lesson: a lesson names its own models, "
                                                        "panes, clocks and captions, and exports one GIF per chapter");
@@ -302,6 +348,7 @@ int runHeadlessExport(const QStringList &args) {
         const LoadedModel loaded = buildModel(p);
         const std::shared_ptr<const Model> &model = loaded.model;
         StrategyParams params;
+        applyMachine(p, loaded, params);
         if (p.has("--every"))
             params.every = static_cast<int>(integer(p, "--every", 1, 1, model->layers()));
         if (p.has("--checkpoints")) {

@@ -35,17 +35,24 @@ TimelineGifExport::TimelineGifExport(std::vector<ExportPane> panes, GifExportOpt
     std::vector<const Timeline *> timelines;
     for (int i = 0; i < picture_.shownPanes(); ++i)
         timelines.push_back(picture_.panes()[static_cast<std::size_t>(i)].timeline.get());
-    std::vector<double> times = sampleEvents(timelineEvents(timelines, options_.picture.axis), options_.sampling);
-    // Every stop is a frame of its own, then held.
+    std::vector<double> times =
+        sampleEvents(render::timelineEvents(timelines, options_.picture.axis), options_.sampling);
+    // Every stop is a frame of its own, then held; so is each timed pane's
+    // first stall, so that a viewer can read why the compute stream waits.
+    std::vector<double> stops = options_.holdAt;
+    if (options_.picture.axis == render::TimeAxis::Cost)
+        for (const Timeline *timeline : timelines)
+            if (timeline->timed() && !timeline->stalls().empty())
+                stops.push_back((timeline->stalls().front().from + timeline->stalls().front().to) / 2);
     const double end = times.back();
-    for (const double stop : options_.holdAt)
+    for (const double stop : stops)
         if (stop >= 0 && stop <= end)
             times.push_back(stop);
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
     std::vector<int> delays = frameDelaysMs(static_cast<int>(times.size()), options_.fps, options_.finalHoldMs);
     for (std::size_t i = 0; i < times.size(); ++i)
-        if (std::find(options_.holdAt.begin(), options_.holdAt.end(), times[i]) != options_.holdAt.end())
+        if (std::find(stops.begin(), stops.end(), times[i]) != stops.end())
             delays[i] = std::max(delays[i], options_.holdMs);
     if (options_.titleFrameMs > 0)
         frames_.push_back({true, 0.0, options_.titleFrameMs});

@@ -26,7 +26,8 @@ struct GifExportOptions {
     int finalHoldMs = 2000;                  // the finished picture stays this long before the loop restarts
     int titleFrameMs = kDefaultTitleFrameMs; // > 0: a title card (caption, panes, legend) first, this long
     // Moments on the time axis the animation pauses at (a lesson's stops):
-    // each is a frame of its own, shown at least `holdMs`.
+    // each is a frame of its own, shown at least `holdMs`. Each timed pane's
+    // first stall (by cost) is held too.
     std::vector<double> holdAt;
     int holdMs = 1500;
 };

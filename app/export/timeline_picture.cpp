@@ -1,7 +1,9 @@
 #include "app/export/timeline_picture.h"
 
 #include "app/export/title_card.h"
+#include "app/render/stream_narration.h"
 #include "core/errors.h"
+#include "core/rates.h"
 #include "core/units.h"
 
 #include <QFont>
@@ -30,8 +32,16 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
                               std::to_string(options_.size.height()) + " is too small; use at least 160x90");
     for (const ExportPane &pane : panes_) {
         painters_.push_back(std::make_unique<render::SchedulePainter>(pane.timeline));
+        lanes_.push_back(pane.timeline->timed() ? std::make_unique<render::HostLanePainter>(pane.timeline) : nullptr);
         states_.push_back(pane.timeline->stateAt(-1));
     }
+    double laneEnd = 0; // the slowest pane's end: the lanes' playheads line up
+    for (int i = 0; i < shownPanes(); ++i) {
+        const Timeline &timeline = *panes_[static_cast<std::size_t>(i)].timeline;
+        offload_ = offload_ || timeline.timed();
+        laneEnd = std::max(laneEnd, timeline.makespan());
+    }
+    laneEnd_ = laneEnd > 0 ? laneEnd : 1;
     std::vector<render::MemoryChartPainter::Series> series;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
@@ -53,7 +63,7 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
         savedInternals_ = savedInternals_ || pane.timeline->model().hasSavedBytes();
     legendHeight_ = std::ceil(render::SchedulePainter::legendHeight(exportFont(options_.size.width(), 0.9),
                                                                     options_.size.width() - 2 * kGap, true,
-                                                                    savedInternals_)) +
+                                                                    savedInternals_, offload_)) +
                     kGap / 2;
 }
 
@@ -77,8 +87,26 @@ QRectF TimelinePicture::paneRect(int index) const {
     return {kGap + index * (width + kGap), top, width, bottom - top};
 }
 
-QRectF TimelinePicture::scheduleRect(int index) const {
+QRectF TimelinePicture::paneBody(int index) const {
     return paneRect(index).adjusted(0, paneTitleHeight_, 0, -statusHeight_);
+}
+
+QRectF TimelinePicture::scheduleRect(int index) const {
+    if (!hasHostLane(index))
+        return paneBody(index);
+    return render::HostLaneLayout::pictureArea(paneBody(index),
+                                               QFontMetricsF(exportFont(options_.size.width(), 0.85)).height());
+}
+
+render::HostLaneLayout TimelinePicture::hostLane(int index) const {
+    const QFontMetricsF metrics(exportFont(options_.size.width(), 0.85));
+    return render::HostLaneLayout::make(paneBody(index),
+                                        panes_[static_cast<std::size_t>(index)].timeline->model().layers(), laneEnd_,
+                                        metrics.height(), render::HostLanePainter::gutterWidth(metrics));
+}
+
+double TimelinePicture::streamTime(int index, double time) const {
+    return render::streamTime(*panes_[static_cast<std::size_t>(index)].timeline, time, options_.axis);
 }
 
 render::ScheduleLayout TimelinePicture::layout(int index) const {
@@ -128,7 +156,14 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
                      metrics.elidedText(pane.title, Qt::ElideRight, rect.width() - swatch - 8));
 
     const std::int64_t step = stepAt(index, time);
-    painters_[static_cast<std::size_t>(index)]->paint(painter, layout(index), stateAt(index, step), palette);
+    const StepState &state = stateAt(index, step);
+    painters_[static_cast<std::size_t>(index)]->paint(painter, layout(index), state, palette);
+    if (const auto &lane = lanes_[static_cast<std::size_t>(index)]) {
+        painter.save();
+        painter.setFont(exportFont(options_.size.width(), 0.85));
+        lane->paint(painter, hostLane(index), state, streamTime(index, time), palette);
+        painter.restore();
+    }
 
     // Status: where the pane is and what it holds.
     QString status;
@@ -138,15 +173,19 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
                                                             timeline.model().sizesInNodes())));
     } else {
         const Model &model = timeline.model();
-        const QString held = model.sizesInNodes()
-                                 ? QString::fromStdString(formatSize(timeline.bytesAt(step), true))
-                                 : QStringLiteral("%1 nodes, %2")
-                                       .arg(timeline.residentCountAt(step))
-                                       .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step))));
-        status = QStringLiteral("op %1/%2 \u00B7 %3")
-                     .arg(step + 1)
-                     .arg(timeline.steps())
-                     .arg(QString::fromStdString(describe(model, timeline.op(step)))) +
+        QString held = model.sizesInNodes() ? QString::fromStdString(formatSize(timeline.bytesAt(step), true))
+                                            : QStringLiteral("%1 nodes, %2")
+                                                  .arg(timeline.residentCountAt(step))
+                                                  .arg(QString::fromStdString(formatBytes(timeline.bytesAt(step))));
+        if (timeline.hostBytesAt(step) > 0)
+            held += QStringLiteral(" · host %1")
+                        .arg(QString::fromStdString(formatSize(timeline.hostBytesAt(step), model.sizesInNodes())));
+        // In a stall the compute stream stands still: say which op waits, not the one before it.
+        const std::optional<Stall> stall = render::stallAt(timeline, streamTime(index, time));
+        const QString doing = stall ? QStringLiteral("stalled before %1")
+                                          .arg(QString::fromStdString(describe(model, timeline.op(stall->step))))
+                                    : QString::fromStdString(describe(model, timeline.op(step)));
+        status = QStringLiteral("op %1/%2 \u00B7 %3").arg(step + 1).arg(timeline.steps()).arg(doing) +
                  (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) + held;
     }
     painter.setPen(palette.mutedText);
@@ -177,22 +216,38 @@ void TimelinePicture::paint(QImage &image, double time) {
     if (!options_.paneOnly)
         chart_.paint(painter, chartRect(), time, options_.palette);
     painter.setFont(exportFont(options_.size.width(), 0.9));
-    render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true, savedInternals_);
+    render::SchedulePainter::paintLegend(painter, legendRect(), options_.palette, true, savedInternals_, offload_);
 }
 
 void TimelinePicture::paintTitle(QImage &image) {
     TitleCard card;
     card.title = options_.caption.isEmpty() ? QStringLiteral("Gradient checkpointing") : options_.caption;
     card.description = options_.description;
+    card.offloadLegend = offload_;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
-        card.rows.push_back(
-            {options_.palette.paneColour(paneColourIndex(i)),
-             QStringLiteral("%1 \u2014 peak %2, %3 forward evaluations")
-                 .arg(pane.title,
-                      QString::fromStdString(formatSize(pane.summary.peakBytes, pane.timeline->model().sizesInNodes())))
-                 .arg(pane.summary.forwardEvaluations)});
+        const Timeline &timeline = *pane.timeline;
+        const bool nodes = timeline.model().sizesInNodes();
+        QString figures = QStringLiteral("peak %1, %2 forward evaluations")
+                              .arg(QString::fromStdString(formatSize(pane.summary.peakBytes, nodes)))
+                              .arg(pane.summary.forwardEvaluations);
+        if (timeline.timed()) // the two streams: what the host holds and what the step costs in time
+            figures = QStringLiteral("device %1, host %2, step %3 (%4 stalled)")
+                          .arg(QString::fromStdString(formatSize(pane.summary.peakBytes, nodes)),
+                               QString::fromStdString(formatSize(pane.summary.peakHostBytes, nodes)),
+                               QString::fromStdString(formatSeconds(pane.summary.makespanSeconds)),
+                               QString::fromStdString(formatSeconds(pane.summary.stallSeconds)));
+        card.rows.push_back({options_.palette.paneColour(paneColourIndex(i)),
+                             QStringLiteral("%1 \u2014 %2").arg(pane.title, figures)});
     }
+    // Timed panes without a description: the machine they are timed on.
+    if (card.description.isEmpty() && offload_)
+        for (int i = 0; i < shownPanes(); ++i)
+            if (const Timeline &t = *panes_[static_cast<std::size_t>(i)].timeline; t.timed()) {
+                card.description = QStringLiteral("Timed on a compute and a copy stream: %1")
+                                       .arg(QString::fromStdString(describeMachine(t.machine(), t.model())));
+                break;
+            }
     card.paint(image, options_.size, options_.palette);
 }
 

@@ -6,6 +6,7 @@
 // MemoryChartPainter), the same code that paints the screen; this class only
 // arranges their rectangles.
 #include "app/export/export_pane.h"
+#include "app/render/host_lane_painter.h"
 #include "app/render/memory_chart_painter.h"
 #include "app/render/schedule_painter.h"
 
@@ -55,9 +56,15 @@ public:
     // The step pane `index` shows at `time` (the player's rule, render::stepAtTime).
     std::int64_t stepAt(int index, double time) const;
 
-    // Where pane `index` draws its schedule, and its node positions there.
+    // Where pane `index` draws its schedule (above its host lane when it is
+    // timed), and its node positions there.
     QRectF scheduleRect(int index) const;
     render::ScheduleLayout layout(int index) const;
+    // Timed panes (a link): the host lane under the picture (app/render/host_lane_layout.h).
+    bool hasHostLane(int index) const { return panes_[static_cast<std::size_t>(index)].timeline->timed(); }
+    render::HostLaneLayout hostLane(int index) const;
+    // The time on pane `index`'s own clock at `time` (render::streamTime).
+    double streamTime(int index, double time) const;
     QRectF chartRect() const;  // empty when paneOnly
     QRectF legendRect() const; // the compact legend of node states, on every frame
 
@@ -75,7 +82,9 @@ private:
 
     std::vector<ExportPane> panes_;
     Options options_;
+    QRectF paneBody(int index) const; // the picture and the lane
     std::vector<std::unique_ptr<render::SchedulePainter>> painters_;
+    std::vector<std::unique_ptr<render::HostLanePainter>> lanes_; // null for untimed panes
     std::vector<StepState> states_;
     render::MemoryChartPainter chart_;
     double captionHeight_ = 0;
@@ -84,6 +93,8 @@ private:
     int statusLines_ = 1;
     double legendHeight_ = 0;
     bool savedInternals_ = false; // some pane's layers save internals: the legend shows their bar
+    bool offload_ = false;        // some pane is timed: the legend shows "on host" and "in flight"
+    double laneEnd_ = 1;          // the host lanes' shared time axis (seconds)
 };
 
 } // namespace remat::exporting

@@ -32,6 +32,19 @@ RowsAt rowsAt(const TitleCard &card, QSize size) {
     return {card.description.isEmpty() ? h * 0.45 : h * 0.56, line};
 }
 
+// "name (description) — figures" in `width`: a long description gives way
+// (cut with "…"), the figures after the dash stay whole.
+QString fitRow(const QString &text, const QFont &font, double width) {
+    const QFontMetricsF metrics(font);
+    if (metrics.horizontalAdvance(text) <= width)
+        return text;
+    const qsizetype dash = text.indexOf(QStringLiteral(" \u2014 "));
+    if (dash < 0)
+        return metrics.elidedText(text, Qt::ElideRight, width);
+    const QString figures = text.mid(dash);
+    return metrics.elidedText(text.left(dash), Qt::ElideRight, width - metrics.horizontalAdvance(figures)) + figures;
+}
+
 } // namespace
 
 std::vector<TitleCard::Text> TitleCard::texts(QSize size) const {
@@ -48,9 +61,11 @@ std::vector<TitleCard::Text> TitleCard::texts(QSize size) const {
                        Qt::AlignHCenter | Qt::AlignTop | wrap, description});
     }
     const RowsAt at = rowsAt(*this, size);
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        out.push_back({QRectF(w * 0.12 + at.line * 0.7, at.top + at.line * static_cast<double>(i), w * 0.8, at.line),
-                       exportFont(size.width(), kRowScale), Qt::AlignLeft | Qt::AlignVCenter, rows[i].text});
+    const QFont rowFont = exportFont(size.width(), kRowScale);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const QRectF rect(w * 0.12 + at.line * 0.7, at.top + at.line * static_cast<double>(i), w * 0.8, at.line);
+        out.push_back({rect, rowFont, Qt::AlignLeft | Qt::AlignVCenter, fitRow(rows[i].text, rowFont, rect.width())});
+    }
     return out;
 }
 
@@ -75,7 +90,7 @@ void TitleCard::paint(QImage &image, QSize size, const render::Palette &palette)
         const double y = at.top + at.line * static_cast<double>(rows.size());
         painter.setFont(exportFont(size.width()));
         render::SchedulePainter::paintLegend(painter, QRectF(w * 0.12, y + at.line * 0.5, w * 0.76, size.height() - y),
-                                             palette);
+                                             palette, false, false, offloadLegend);
     }
 }
 

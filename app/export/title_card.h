@@ -38,6 +38,7 @@ struct TitleCard {
     QString description; // "" for none: the older layout, title then rows
     std::vector<Row> rows;
     bool legend = true;
+    bool offloadLegend = false; // the legend's host-lane items (on host, in flight, stall)
 
     // Every text drawn on a card of `size`: the title, the description, the rows.
     std::vector<Text> texts(QSize size) const;

@@ -27,6 +27,19 @@ bool MemoryChartPainter::sizesInNodes() const {
 
 void MemoryChartPainter::setSeries(std::vector<Series> series, TimeAxis axis) {
     series_ = std::move(series);
+    hosts_.clear();
+    hostSeriesIndex_.clear();
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+        const Timeline &tl = *series_[i].timeline;
+        HostPeak peak;
+        for (std::int64_t s = 0; s < tl.steps(); ++s)
+            if (tl.hostBytesAt(s) > peak.bytes)
+                peak = {tl.hostBytesAt(s), s};
+        if (peak.bytes > 0) {
+            hosts_.push_back(peak);
+            hostSeriesIndex_.push_back(i);
+        }
+    }
     breakdown_.reset();
     measured_.clear();
     axis_ = axis;
@@ -80,6 +93,8 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
     std::int64_t maxBytes = 0;
     for (const Series &s : series_)
         maxBytes = std::max(maxBytes, s.peakBytes);
+    for (const HostPeak &h : hosts_)
+        maxBytes = std::max(maxBytes, h.bytes);
     // A measured curve above the prediction must still fit: a mismatch is shown, not clipped.
     for (std::size_t i = 0; i < measured_.size() && i < series_.size(); ++i)
         if (measured_[i] && !measured_[i]->empty())
@@ -98,13 +113,21 @@ MemoryChartMapping MemoryChartPainter::mapping(const QRectF &rect, const QFontMe
 }
 
 QString MemoryChartPainter::peakLabel(std::size_t index) const {
+    if (index >= series_.size())
+        return QStringLiteral("host ") + text(formatSize(hosts_[index - series_.size()].bytes, sizesInNodes()));
     return QStringLiteral("peak ") + text(formatSize(series_[index].peakBytes, sizesInNodes()));
+}
+
+QString MemoryChartPainter::peakName(std::size_t index) const {
+    if (index >= series_.size())
+        return series_[hostSeriesIndex_[index - series_.size()]].name + QStringLiteral(", host");
+    return series_[index].name;
 }
 
 std::vector<PeakLabel> MemoryChartPainter::peakLabels(const MemoryChartMapping &m, const QFontMetricsF &metrics) const {
     std::vector<QPointF> markers;
     std::vector<QSizeF> sizes;
-    for (std::size_t i = 0; i < series_.size(); ++i) {
+    for (std::size_t i = 0; i < peakCount(); ++i) {
         markers.push_back(peakPoint(m, i));
         sizes.emplace_back(metrics.horizontalAdvance(peakLabel(i)) + 6, metrics.height());
     }
@@ -127,14 +150,27 @@ std::vector<QPolygonF> MemoryChartPainter::curves(const MemoryChartMapping &m) c
             out.push_back(curve(m, series_[i],
                                 [&values](std::int64_t step) { return (*values)[static_cast<std::size_t>(step)]; }));
     }
+    for (const std::size_t i : hostSeriesIndex_) {
+        const Timeline &tl = *series_[i].timeline;
+        out.push_back(curve(m, series_[i], [&tl](std::int64_t step) { return tl.hostBytesAt(step); }));
+    }
     return out;
 }
 
+std::pair<double, double> MemoryChartPainter::interval(const Timeline &tl, std::int64_t step) const {
+    const double start = opStartTime(tl, step, axis_);
+    if (axis_ == TimeAxis::Cost && tl.timed() && step + 1 < tl.steps())
+        return {start, tl.startTime(step + 1)};
+    return {start, opEndTime(tl, step, axis_)};
+}
+
 QPointF MemoryChartPainter::peakPoint(const MemoryChartMapping &m, std::size_t index) const {
-    const Series &s = series_[index];
-    const double start = opStartTime(*s.timeline, std::max<std::int64_t>(s.peakStep, 0), axis_);
-    const double end = opEndTime(*s.timeline, std::max<std::int64_t>(s.peakStep, 0), axis_);
-    return m.map((start + end) / 2, static_cast<double>(s.peakBytes));
+    const bool host = index >= series_.size();
+    const Series &s = series_[host ? hostSeriesIndex_[index - series_.size()] : index];
+    const std::int64_t step = host ? hosts_[index - series_.size()].step : std::max<std::int64_t>(s.peakStep, 0);
+    const double bytes = static_cast<double>(host ? hosts_[index - series_.size()].bytes : s.peakBytes);
+    const auto [start, end] = interval(*s.timeline, step);
+    return m.map((start + end) / 2, bytes);
 }
 
 template <class BytesAt>
@@ -152,8 +188,7 @@ QPolygonF MemoryChartPainter::curve(const MemoryChartMapping &m, const Series &s
         pending = false;
     };
     for (std::int64_t s = 0; s < tl.steps(); ++s) {
-        const double ts = opStartTime(tl, s, axis_);
-        const double te = opEndTime(tl, s, axis_);
+        const auto [ts, te] = interval(tl, s);
         if (te == ts)
             continue; // a free takes no time by cost: no spike, the next op shows the memory after it
         const double xs = m.timeToX(ts);
@@ -261,11 +296,11 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.drawLine(QPointF(x, m.plot.top()), QPointF(x, m.plot.bottom()));
         painter.setPen(palette.mutedText);
         painter.drawText(QRectF(x - 40, m.plot.bottom() + 2, 80, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
-                         text(timeText(t, axis_, series_.front().timeline->model(), false)));
+                         text(timeText(t, axis_, *series_.front().timeline, false)));
     }
     painter.setPen(palette.mutedText);
     painter.drawText(QRectF(m.plot.left(), m.plot.bottom() + metrics.height() + 2, m.plot.width(), metrics.height()),
-                     Qt::AlignHCenter | Qt::AlignTop, text(timeAxisTitle(axis_, series_.front().timeline->model())));
+                     Qt::AlignHCenter | Qt::AlignTop, text(timeAxisTitle(axis_, *series_.front().timeline)));
     painter.drawText(QRectF(m.plot.left(), rect.top(), m.plot.width(), metrics.height() * 1.4),
                      Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("memory"));
 
@@ -289,6 +324,13 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.setPen(pen);
         painter.drawPolyline(lines[line++]);
     }
+    // Host memory: dotted in the series' colour.
+    for (const std::size_t i : hostSeriesIndex_) {
+        QPen pen(colourOf(i, palette), kCurvePenWidth, Qt::CustomDashLine);
+        pen.setDashPattern({1, 2});
+        painter.setPen(pen);
+        painter.drawPolyline(lines[line++]);
+    }
 
     if (stackByKind_)
         paintKindLegend(painter, m, palette);
@@ -306,6 +348,13 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
         painter.drawLine(QPointF(lx + 2, y), QPointF(lx + 18, y));
         lx -= 10;
     };
+    if (!hosts_.empty()) {
+        QPen dotted(palette.mutedText, 2, Qt::CustomDashLine);
+        dotted.setDashPattern({1, 2});
+        legendEntry(QStringLiteral("host"), dotted);
+        legendEntry(QStringLiteral("device"), QPen(palette.mutedText, 2));
+        lx -= 10;
+    }
     if (hasMeasured()) {
         QPen dashed(palette.mutedText, 2, Qt::CustomDashLine);
         dashed.setDashPattern({3, 3});
@@ -321,28 +370,31 @@ void MemoryChartPainter::paintStatic(QPainter &painter, const QRectF &rect, cons
     // over the playhead each frame (paintPeakLabels): a player paused at a
     // peak keeps them readable.
     cache_.labels = peakLabels(m, metrics);
-    for (std::size_t i = 0; i < series_.size(); ++i) {
+    for (std::size_t i = 0; i < peakCount(); ++i) {
         const QPointF marker = peakPoint(m, i);
-        const QColor colour = colourOf(i, palette);
+        const bool host = i >= series_.size();
+        const QColor colour = colourOf(host ? hostSeriesIndex_[i - series_.size()] : i, palette);
         if (!cache_.labels[i].besideMarker) {
             painter.setPen(QPen(colour, 1, Qt::DotLine));
             painter.drawLine(marker, leaderEnd(marker, cache_.labels[i].box));
         }
-        painter.setPen(QPen(palette.peak, 1.5));
-        painter.setBrush(colour);
+        // A host peak is a ring: the same colour, not the device's filled marker.
+        painter.setPen(QPen(host ? colour : palette.peak, host ? 2.0 : 1.5));
+        painter.setBrush(host ? palette.background : colour);
         painter.drawEllipse(marker, kMarkerRadius, kMarkerRadius);
     }
 }
 
 void MemoryChartPainter::paintPeakLabels(QPainter &painter, const Palette &palette) const {
-    for (std::size_t i = 0; i < series_.size() && i < cache_.labels.size(); ++i) {
+    for (std::size_t i = 0; i < peakCount() && i < cache_.labels.size(); ++i) {
         // Clear of the curves and the markers (placePeakLabels); the backing hides the grid and the playhead.
         QColor backing = palette.background;
         backing.setAlpha(230);
         painter.setPen(Qt::NoPen);
         painter.setBrush(backing);
         painter.drawRoundedRect(cache_.labels[i].box, 3, 3);
-        painter.setPen(colourOf(i, palette).darker(palette.isDark() ? 80 : 120));
+        const std::size_t series = i < series_.size() ? i : hostSeriesIndex_[i - series_.size()];
+        painter.setPen(colourOf(series, palette).darker(palette.isDark() ? 80 : 120));
         painter.drawText(cache_.labels[i].box, Qt::AlignCenter, peakLabel(i));
     }
 }
@@ -389,6 +441,15 @@ void MemoryChartPainter::paint(QPainter &painter, const QRectF &rect, double pla
         painter.setPen(QPen(palette.background, 1.5));
         painter.setBrush(colourOf(i, palette));
         painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.bytesAt(step)))), 4.5, 4.5);
+    }
+    for (const std::size_t i : hostSeriesIndex_) {
+        const Timeline &tl = *series_[i].timeline;
+        const std::int64_t step = stepAtTime(tl, playheadTime, axis_);
+        if (step < 0)
+            continue;
+        painter.setPen(QPen(colourOf(i, palette), 2));
+        painter.setBrush(palette.background);
+        painter.drawEllipse(QPointF(x, m.bytesToY(static_cast<double>(tl.hostBytesAt(step)))), 3.5, 3.5);
     }
     paintPeakLabels(painter, palette);
     painter.restore();

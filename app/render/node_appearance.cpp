@@ -29,6 +29,8 @@ NodeAppearance appearanceOf(const Timeline &timeline, const std::vector<std::uin
         a.fill = current                                           ? NodeFill::Current
                  : (a.computeCount > 1 && !model.isBackward(node)) ? NodeFill::Recomputed
                                                                    : NodeFill::Resident;
+    else if (state.placeOf(node) == Place::Host)
+        a.fill = NodeFill::OnHost;
     else
         a.fill = (a.computeCount > 0 || inputNode) ? NodeFill::Freed : NodeFill::NotComputed;
     return a;
@@ -46,6 +48,8 @@ const char *fillName(NodeFill fill) {
         return "being computed now";
     case NodeFill::Freed:
         return "freed";
+    case NodeFill::OnHost:
+        return "on host (offloaded)";
     }
     return "";
 }

@@ -14,6 +14,7 @@ enum class NodeFill : std::uint8_t {
     Recomputed,  // in memory, computed more than once (forward nodes only)
     Current,     // computed by the current op
     Freed,       // computed before, not in memory now
+    OnHost,      // not on the device: its only copy is in host memory (offloaded, docs/model.md)
 };
 
 struct NodeAppearance {

@@ -21,6 +21,11 @@ struct Palette {
     QColor current;    // computed by the current op
     QColor freed;      // computed before, no longer in memory
     QColor checkpointRing;
+    // Offloading (the host lane under a timed pane): a node whose only copy
+    // is on the host; a copy on the link; the compute stream waiting for one.
+    QColor onHost;
+    QColor inFlight;
+    QColor stall;
     QColor badge; // recompute counter
     QColor badgeText;
     QColor hover;

@@ -1,5 +1,7 @@
 #include "app/render/schedule_painter.h"
 
+#include "app/render/host_lane_painter.h"
+
 #include "app/render/memory_kinds.h"
 #include "app/render/saved_internals_bars.h"
 #include "core/units.h"
@@ -66,6 +68,8 @@ QColor SchedulePainter::fillColor(NodeFill fill, const Palette &palette) {
         return palette.current;
     case NodeFill::Freed:
         return palette.freed;
+    case NodeFill::OnHost:
+        return palette.onHost;
     }
     return palette.notComputed;
 }
@@ -281,6 +285,9 @@ struct LegendItem {
     const char *text;
     const char *compactText;
     bool savedBar = false; // the saved-internals bar, shown for models whose layers save some
+    bool copy = false;     // a copy on the link (the host lane's arrow), shown for timed panes
+    bool offload = false;  // shown only when some pane is timed (a link is set)
+    bool stall = false;    // the host lane's hatch of a stall
 };
 constexpr LegendItem kLegendItems[] = {
     {NodeFill::NotComputed, false, "not yet computed", "not computed"},
@@ -290,19 +297,22 @@ constexpr LegendItem kLegendItems[] = {
     {NodeFill::Recomputed, false, "recomputed (n\u00D7 = times computed)", "recomputed (n\u00D7)"},
     {NodeFill::Freed, false, "freed", "freed"},
     {NodeFill::Resident, false, "saved internals (for its backward)", "saved internals", true},
+    {NodeFill::OnHost, false, "on host (offloaded)", "on host", false, false, true},
+    {NodeFill::Resident, false, "copy in flight on the link", "in flight", false, true, true},
+    {NodeFill::Resident, false, "stall (compute waits for a copy)", "stall", false, false, true, true},
 };
 
 // Lays the legend out in `rect`, row after row, painting when `painter` is
 // given; returns the height used. One loop serves painting and measuring.
 double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRectF &rect, const Palette &palette,
-                    bool compact, bool savedInternals) {
+                    bool compact, bool savedInternals, bool offload) {
     const double r = std::max(compact ? 4.0 : 5.0, metrics.height() * (compact ? 0.32 : 0.38));
     const double lineHeight = std::max(metrics.height(), 2 * r + 6) + 2;
     const double spacing = compact ? metrics.height() * 0.8 : 16;
     double x = rect.left();
     double y = rect.top();
     for (const LegendItem &item : kLegendItems) {
-        if (item.savedBar && !savedInternals)
+        if ((item.savedBar && !savedInternals) || (item.offload && !offload))
             continue;
         const QString text = QString::fromUtf8(compact ? item.compactText : item.text);
         const double w = 2 * r + 6 + metrics.horizontalAdvance(text) + spacing;
@@ -312,7 +322,23 @@ double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRect
         }
         if (painter) {
             const QPointF c(x + r + 3, y + lineHeight / 2);
-            if (item.savedBar) {
+            if (item.stall) {
+                const QRectF swatch(c.x() - r, c.y() - r, 2 * r, 2 * r);
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(palette.stall);
+                painter->drawRect(swatch);
+                painter->setBrush(HostLanePainter::stallBrush(palette));
+                painter->drawRect(swatch);
+            } else if (item.copy) {
+                // The host lane's look of a copy on the link: its colour, an arrow down to the host.
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(palette.inFlight);
+                painter->drawRoundedRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), r * 0.3, r * 0.3);
+                painter->setPen(QPen(palette.text, std::max(1.2, r * 0.25)));
+                painter->drawLine(QPointF(c.x(), c.y() - r * 0.6), QPointF(c.x(), c.y() + r * 0.55));
+                painter->drawLine(QPointF(c.x() - r * 0.45, c.y() + r * 0.1), QPointF(c.x(), c.y() + r * 0.6));
+                painter->drawLine(QPointF(c.x() + r * 0.45, c.y() + r * 0.1), QPointF(c.x(), c.y() + r * 0.6));
+            } else if (item.savedBar) {
                 const QColor colour = kindColour(MemoryKind::SavedInternals, palette);
                 painter->setPen(QPen(colour, 1));
                 painter->setBrush(colour);
@@ -337,17 +363,18 @@ double layoutLegend(QPainter *painter, const QFontMetricsF &metrics, const QRect
 } // namespace
 
 double SchedulePainter::paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact,
-                                    bool savedInternals) {
+                                    bool savedInternals, bool offload) {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const double height = layoutLegend(&painter, QFontMetricsF(painter.font()), rect, palette, compact, savedInternals);
+    const double height =
+        layoutLegend(&painter, QFontMetricsF(painter.font()), rect, palette, compact, savedInternals, offload);
     painter.restore();
     return height;
 }
 
-double SchedulePainter::legendHeight(const QFont &font, double width, bool compact, bool savedInternals) {
+double SchedulePainter::legendHeight(const QFont &font, double width, bool compact, bool savedInternals, bool offload) {
     return layoutLegend(nullptr, QFontMetricsF(font), QRectF(0, 0, width, 1e6), Palette::light(), compact,
-                        savedInternals);
+                        savedInternals, offload);
 }
 
 } // namespace remat::render

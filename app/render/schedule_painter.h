@@ -35,11 +35,13 @@ public:
 
     // The legend of node states, flowed into `width`; returns the height used.
     // `compact`: short names, for a line under every exported frame;
-    // `savedInternals`: also the saved-internals bar (models whose layers save some).
+    // `savedInternals`: also the saved-internals bar (models whose layers save some);
+    // `offload`: also "on host" and "in flight" (timed panes, which have a host lane).
     static double paintLegend(QPainter &painter, const QRectF &rect, const Palette &palette, bool compact = false,
-                              bool savedInternals = false);
+                              bool savedInternals = false, bool offload = false);
     // The height paintLegend would take in `width` with `font`.
-    static double legendHeight(const QFont &font, double width, bool compact, bool savedInternals = false);
+    static double legendHeight(const QFont &font, double width, bool compact, bool savedInternals = false,
+                               bool offload = false);
     static QColor fillColor(NodeFill fill, const Palette &palette);
 
 private:

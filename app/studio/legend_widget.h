@@ -13,6 +13,8 @@ public:
     void setPalette(const render::Palette &palette);
     // Adds the saved-internals bar to the legend (the opened model's layers save some).
     void setShowsSavedInternals(bool shows);
+    // Adds "on host" and "in flight" (a link is set: the panes have host lanes).
+    void setShowsOffload(bool shows);
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
     // Short texts ("checkpoint", "recomputed (n×)") where the full ones need a second line.
@@ -25,6 +27,7 @@ protected:
 private:
     render::Palette palette_ = render::Palette::light();
     bool showsSavedInternals_ = false;
+    bool showsOffload_ = false;
 };
 
 } // namespace remat::studio

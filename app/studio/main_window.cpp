@@ -308,8 +308,8 @@ void MainWindow::loadScenario(const Scenario &scenario) {
     for (Slot &slot : slots_)
         slot.widget->deleteLater();
     slots_.clear();
-    setModel(std::make_shared<const Model>(Model::chain(scenario.layers)),
-             QString()); // no panes yet: nothing simulated
+    link_ = scenario.link;                            // a scenario sets its link, or none
+    setModel(chainModel(scenario.layers), QString()); // no panes yet: nothing simulated
     for (const PaneConfig &config : scenario.panes)
         addPane(config);
     player_->jumpToStart();
@@ -320,7 +320,7 @@ void MainWindow::setLayers(int layers) {
         return;
     std::shared_ptr<const Model> chain;
     try {
-        chain = std::make_shared<const Model>(Model::chain(layers));
+        chain = chainModel(layers);
     } catch (const std::exception &e) {
         showError(errorText(e));
         return;
@@ -347,7 +347,8 @@ void MainWindow::addPane(const PaneConfig &config) {
     slots_.push_back(std::move(slot));
     rebuildPaneGrid();
     applyPalette();
-    simulate({paneCount() - 1});
+    if (!linkOfferedFor({paneCount() - 1})) // else the default link re-simulated every pane
+        simulate({paneCount() - 1});
 }
 
 void MainWindow::removePane(int index) {
@@ -366,7 +367,8 @@ void MainWindow::setPaneConfig(int index, const PaneConfig &config) {
     Slot &slot = slots_[static_cast<std::size_t>(index)];
     slot.config = config;
     slot.widget->setConfig(config, layers_);
-    simulate({index});
+    if (!linkOfferedFor({index})) // else the default link re-simulated every pane
+        simulate({index});
 }
 
 void MainWindow::rebuildPaneGrid() {
@@ -421,17 +423,23 @@ std::vector<MainWindow::Result> MainWindow::runJobs(const std::vector<Job> &jobs
 }
 
 void MainWindow::simulate(const std::vector<int> &panes) {
+    ResolvedLink link;
+    try {
+        link = resolveLink(*model_, fileMachine_, link_);
+    } catch (const std::exception &) {
+        link = {}; // checked by setLink; a pane that needs the link says so
+    }
     std::vector<Job> small;
     for (const int index : panes) {
         Slot &slot = slots_[static_cast<std::size_t>(index)];
-        Job job{slot.id, ++slot.generation, slot.config, model_};
+        Job job{slot.id, ++slot.generation, withLink(slot.config, link), model_};
         double ops = 0;
         try {
-            ops = estimatedOps(*model_, slot.config);
+            ops = estimatedOps(*model_, job.config);
         } catch (const std::exception &) {
             ops = 0; // let the simulation report the problem
         }
-        if (ops > kBackgroundOps || plansSlowly(slot.config)) {
+        if (ops > kBackgroundOps || plansSlowly(job.config)) {
             slot.run.reset();
             slot.widget->setBusy(
                 ops > kBackgroundOps
@@ -519,6 +527,12 @@ void MainWindow::refreshTracks() {
              QString::fromStdString(slot.run->timeline->schedule().strategy) + QStringLiteral(" (%1)").arg(i + 1),
              slot.run->summary.peakBytes, slot.run->summary.peakStep, i});
     }
+    double laneEnd = 0; // the host lanes' shared axis: their playheads line up
+    for (const Slot &slot : slots_)
+        if (slot.run && slot.run->timeline->timed())
+            laneEnd = std::max(laneEnd, slot.run->timeline->makespan());
+    for (const Slot &slot : slots_)
+        slot.widget->view()->setLaneEnd(laneEnd);
     chart_->setSeries(std::move(series), player_->axis());
     table_->setRuns(runs, colors);
     player_->setTracks(std::move(tracks));
@@ -527,13 +541,20 @@ void MainWindow::refreshTracks() {
 void MainWindow::showPosition() {
     for (Slot &slot : slots_)
         if (slot.track >= 0)
-            slot.widget->setStep(player_->stepOf(slot.track));
+            slot.widget->setStep(player_->stepOf(slot.track),
+                                 render::streamTime(*slot.run->timeline, player_->time(), player_->axis()));
     chart_->setPlayhead(player_->time());
     slider_->blockSignals(true);
     slider_->setValue(player_->position());
     slider_->blockSignals(false);
     // "t = 2.005M / 4.01M GFLOP": readable at any size, in the model's cost unit.
-    const auto timeText = [this](double t, bool withUnit) {
+    const Timeline *timed = nullptr; // timed panes count seconds (a link is set)
+    for (const Slot &slot : slots_)
+        if (slot.run && slot.run->timeline->timed())
+            timed = slot.run->timeline.get();
+    const auto timeText = [this, timed](double t, bool withUnit) {
+        if (timed)
+            return QString::fromStdString(render::timeText(t, player_->axis(), *timed, withUnit));
         return QString::fromStdString(model_ ? render::timeText(t, player_->axis(), *model_, withUnit) : formatCost(t));
     };
     clock_->setText(tr("t = %1 / %2").arg(timeText(player_->time(), false), timeText(player_->endTime(), true)));

@@ -1,6 +1,7 @@
 #pragma once
 // The studio's window: 1-4 strategy panes side by side driven by one player,
 // a shared memory chart, a summary table, and the controls around them.
+#include "app/studio/link_settings.h"
 #include "app/studio/pane_run.h"
 #include "app/studio/player.h"
 #include "app/studio/scenarios.h"
@@ -82,6 +83,12 @@ public:
     void removePane(int index);
     void setPaneConfig(int index, const PaneConfig &config);
     void setTheme(Theme theme);
+    // The link for offloading (app/studio/link_actions.cpp): every pane is
+    // timed on it; off when its link is empty. Returns "" or, leaving
+    // everything as it was, the message of the first bad field.
+    QString setLink(const LinkSettings &settings);
+    const LinkSettings &link() const { return link_; }
+    void openLinkDialog(); // Panes > Link and budgets…
     Theme theme() const { return theme_; }
     void setSyncByTime(bool byTime);
     bool syncByTime() const;
@@ -124,6 +131,13 @@ private:
     };
 
     void buildMenus();
+    void addLinkAction(QMenu *menu);
+    std::shared_ptr<const Model> chainModel(int layers) const; // the uniform chain, timed when a link is set
+    void showLink();
+    // When the user puts an offload strategy in one of `panes` and no link is
+    // set: sets the default link and returns true (every pane re-simulated).
+    bool linkOfferedFor(const std::vector<int> &panes);
+    PaneConfig withLink(PaneConfig config, const ResolvedLink &link) const;
     void buildModelMenu(QMenu *file);
     void buildHelpMenu();
     void showMessageBox(const QString &title, const QString &text, bool error);
@@ -148,6 +162,9 @@ private:
     QString modelName_;
     QString modelFile_;
     QLabel *modelLabel_ = nullptr;
+    LinkSettings link_;
+    MachineSpec fileMachine_; // the open model file's link and budget keys
+    QLabel *linkLabel_ = nullptr;
     std::vector<Slot> slots_;
     int nextId_ = 1;
     Theme theme_ = Theme::System;

@@ -56,6 +56,7 @@ void MainWindow::buildMenus() {
     });
     plan->setObjectName("planForBudget");
     plan->setShortcut(QKeySequence(tr("Ctrl+B")));
+    addLinkAction(panes); // app/studio/link_actions.cpp
     syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
     syncByTime_->setCheckable(true);
     syncByTime_->setChecked(true);
@@ -118,6 +119,10 @@ void MainWindow::buildMenus() {
     modelLabel_->setObjectName("modelName");
     modelLabel_->setToolTip(tr("The model file every pane shows (File > Uniform chain returns to a chain)"));
     tools->addWidget(modelLabel_);
+    linkLabel_ = new QLabel(tools); // the link every pane is timed on (app/studio/link_actions.cpp)
+    linkLabel_->setObjectName("linkLabel");
+    linkLabel_->setToolTip(tr("Every pane runs on a compute and a copy stream; Panes > Link and budgets… changes it"));
+    tools->addWidget(linkLabel_);
     tools->addSeparator();
     tools->addAction(addPaneAction_);
     tools->addAction(syncByTime_);

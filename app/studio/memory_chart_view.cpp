@@ -83,7 +83,7 @@ QString MemoryChartView::describeTime(double time) const {
     if (!chart_.series().empty())
         lines << tr("<b>t = %1</b>")
                      .arg(QString::fromStdString(
-                         render::timeText(time, chart_.axis(), chart_.series().front().timeline->model(), true)));
+                         render::timeText(time, chart_.axis(), *chart_.series().front().timeline, true)));
     for (std::size_t i = 0; i < chart_.series().size(); ++i) {
         const auto &s = chart_.series()[i];
         const Timeline &tl = *s.timeline;
@@ -100,8 +100,13 @@ QString MemoryChartView::describeTime(double time) const {
             tl.model().sizesInNodes()
                 ? QString::fromStdString(formatSize(tl.bytesAt(step), true))
                 : tr("%1 (%2 bytes)").arg(QString::fromStdString(formatBytes(tl.bytesAt(step)))).arg(tl.bytesAt(step));
-        lines << tr("%1: %2 during op %3, %4")
-                     .arg(s.name, held)
+        const QString host =
+            tl.hostBytesAt(step) > 0
+                ? tr(", host %1")
+                      .arg(QString::fromStdString(formatSize(tl.hostBytesAt(step), tl.model().sizesInNodes())))
+                : QString();
+        lines << tr("%1: %2%3 during op %4, %5")
+                     .arg(s.name, held, host)
                      .arg(step + 1)
                      .arg(QString::fromStdString(describe(tl.model(), tl.op(step))));
         if (i < chart_.measured().size() && chart_.measured()[i]) {

@@ -70,6 +70,7 @@ QString MainWindow::tryOpenModelFile(const QString &path) {
     }
     const QString name =
         QString::fromStdString(file.name.empty() ? QFileInfo(path).fileName().toStdString() : file.name);
+    fileMachine_ = file.machine;
     setModel(std::make_shared<const Model>(std::move(file.model)), name);
     modelFile_ = QFileInfo(path).absoluteFilePath();
     statusBar()->showMessage(tr("Opened %1: %2 layers%3")
@@ -85,6 +86,8 @@ void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &nam
     model_ = std::move(model);
     modelName_ = name;
     modelFile_.clear();
+    if (name.isEmpty())
+        fileMachine_ = {};
     layers_ = model_->layers();
     layersSpin_->blockSignals(true);
     layersSpin_->setValue(layers_);
@@ -92,6 +95,15 @@ void MainWindow::setModel(std::shared_ptr<const Model> model, const QString &nam
     if (modelLabel_)
         modelLabel_->setText(name.isEmpty() ? QString() : tr(" Model: %1 ").arg(name));
     legend_->setShowsSavedInternals(model_->hasSavedBytes());
+    showLink();
+    if (link_.on()) {
+        try {
+            resolveLink(*model_, fileMachine_, link_);
+        } catch (const std::exception &e) {
+            showError(tr("The link cannot time this model: %1. Panes > Link and budgets… sets what it needs.")
+                          .arg(QString::fromUtf8(e.what())));
+        }
+    }
     const bool graph = !model_->isChain();
     std::vector<int> all;
     for (int i = 0; i < paneCount(); ++i) {
@@ -168,8 +180,7 @@ void MainWindow::buildModelMenu(QMenu *file) {
         examples, examplesDirectory(),
         [](const QString &path) { return loadModelFile(path.toStdString()).name; }, // the file's own name
         [this](const QString &path) { openModelFile(path); }, tr("(no example models found)"));
-    file->addAction(tr("&Uniform chain of n layers"), this,
-                    [this] { setModel(std::make_shared<const Model>(Model::chain(layers_)), QString()); });
+    file->addAction(tr("&Uniform chain of n layers"), this, [this] { setModel(chainModel(layers_), QString()); });
 }
 
 } // namespace remat::studio

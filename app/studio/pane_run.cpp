@@ -1,6 +1,6 @@
 #include "app/studio/pane_run.h"
 
-#include "core/comparison.h"
+#include "app/export/export_pane.h"
 #include "core/errors.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
@@ -10,18 +10,15 @@
 namespace remat::studio {
 
 PaneRun simulatePane(std::shared_ptr<const Model> model, const PaneConfig &config) {
-    const Strategy &strategy = StrategyRegistry::builtin().get(config.strategy);
-    std::vector<ComparisonRow> rows = compareStrategies(*model, {&strategy}, config.params);
-    ComparisonRow &row = rows.front();
-    auto schedule = std::make_shared<const Schedule>(std::move(row.schedule));
-    Replay replay = Simulator::replay(model, schedule);
+    // The export's planning and replay, so that a pane and its GIF show the same run.
+    exporting::ExportPane pane = exporting::simulateExportPane(model, config.strategy, config.params);
     PaneRun run;
     run.config = config;
-    run.strategy = &strategy;
+    run.strategy = pane.strategy;
     run.model = std::move(model);
-    run.summary = replay.summary;
-    run.timeline = std::make_shared<const Timeline>(std::move(replay.timeline));
-    run.costOverhead = row.costOverhead;
+    run.summary = pane.summary;
+    run.timeline = std::move(pane.timeline);
+    run.costOverhead = pane.costOverhead;
     return run;
 }
 
@@ -89,7 +86,7 @@ std::string describeParams(const PaneConfig &config) {
 }
 
 bool plansSlowly(const PaneConfig &config) {
-    return config.strategy == "budget" || config.strategy == "auto";
+    return config.strategy == "budget" || config.strategy == "auto" || config.strategy == "offload-budget";
 }
 
 } // namespace remat::studio

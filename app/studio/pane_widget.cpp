@@ -1,6 +1,7 @@
 #include "app/studio/pane_widget.h"
 
 #include "app/render/narration.h"
+#include "app/render/stream_narration.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
@@ -242,10 +243,10 @@ void PaneWidget::setBusy(const QString &message) {
     narration_->setText(message);
 }
 
-void PaneWidget::setStep(std::int64_t step) {
+void PaneWidget::setStep(std::int64_t step, double time) {
     if (!run_)
         return;
-    view_->setStep(step);
+    view_->setStep(step, time);
     const Timeline &tl = *run_->timeline;
     const std::int64_t shown = view_->step();
     const std::int64_t bytes = shown >= 0 ? tl.bytesAt(shown) : tl.model().bytes(tl.model().inputNode());
@@ -259,7 +260,15 @@ void PaneWidget::setStep(std::int64_t step) {
             .arg(nodes)
             .arg(held)
             .arg(shown >= 0 && shown == run_->summary.peakStep ? tr(" &middot; <b>peak</b>") : QString()));
-    narration_->setText(QString::fromStdString(render::narrate(tl, render::checkpointMask(tl), view_->state())));
+    if (shown >= 0 && tl.hostBytesAt(shown) > 0)
+        position_->setText(position_->text() + tr(" &middot; host %1")
+                                                   .arg(QString::fromStdString(
+                                                       formatSize(tl.hostBytesAt(shown), tl.model().sizesInNodes()))));
+    // Timed: the stall or the copy on the link beside the op (render::narrateAt).
+    const QString said =
+        QString::fromStdString(render::narrateAt(tl, render::checkpointMask(tl), view_->state(), time));
+    if (said != narration_->text())
+        narration_->setText(said);
 }
 
 QString PaneWidget::narration() const {

@@ -26,7 +26,9 @@ public:
     const std::shared_ptr<const PaneRun> &run() const { return run_; }
     void setError(const QString &message);
     void setBusy(const QString &message);
-    void setStep(std::int64_t step);
+    // `time`: the timeline's own clock (render::streamTime) for a timed run's
+    // host lane and narration of its two streams.
+    void setStep(std::int64_t step, double time = 0);
     void setPalette(const render::Palette &palette, QColor seriesColor);
     void setRemovable(bool removable);
     // Presentation mode: no strategy and parameter row; three lines of

@@ -29,28 +29,24 @@ void Player::setAxis(TimeAxis axis) {
     const std::int64_t step = tracks_.empty() ? -1 : stepOf(0);
     axis_ = axis;
     rebuildEvents();
-    position_ = tracks_.empty() ? 0 : positionAtTime(render::opEndTime(*tracks_[0].timeline, step, axis_));
+    position_ = tracks_.empty() ? 0 : positionAtTime(render::opShownTime(*tracks_[0].timeline, step, axis_));
     emit rangeChanged(lastPosition());
     emit positionChanged(position_);
 }
 
 void Player::rebuildEvents() {
-    events_.assign(1, 0.0);
-    if (axis_ == TimeAxis::Ops) {
-        std::int64_t longest = 0;
-        for (const Track &t : tracks_)
-            longest = std::max(longest, t.timeline->steps());
-        for (std::int64_t i = 1; i <= longest; ++i)
-            events_.push_back(static_cast<double>(i));
-        return;
-    }
-    // By cost: every moment a compute op of some pane ends (frees take no time).
+    // The moments some pane changes (render::timelineEvents, the GIF export's
+    // frames too): op ends, and on timed panes the starts of ops and transfers
+    // and a grid that moves the link's arrows.
+    std::vector<const Timeline *> timelines;
     for (const Track &t : tracks_)
-        for (std::int64_t s = 0; s < t.timeline->steps(); ++s)
-            if (t.timeline->op(s).kind == OpKind::Compute)
-                events_.push_back(t.timeline->costUntil(s));
-    std::sort(events_.begin(), events_.end());
-    events_.erase(std::unique(events_.begin(), events_.end()), events_.end());
+        timelines.push_back(t.timeline.get());
+    events_ = render::timelineEvents(timelines, axis_);
+    // The speed is in forward ops per second whatever the clock counts in (seconds when timed).
+    opTime_ = 1;
+    for (const Track &t : tracks_)
+        if (t.timeline->timed())
+            opTime_ = render::forwardOpTime(*t.timeline, axis_);
 }
 
 std::int64_t Player::stepOf(int track) const {
@@ -94,7 +90,7 @@ void Player::jumpToPeak(int track) {
         return;
     pause();
     const Track &t = tracks_[static_cast<std::size_t>(track)];
-    seekTime(render::opEndTime(*t.timeline, t.peakStep, axis_));
+    seekTime(render::opShownTime(*t.timeline, t.peakStep, axis_));
     emit peakVisited(track);
 }
 
@@ -132,7 +128,7 @@ void Player::togglePlay() {
 }
 
 void Player::tick() {
-    playTime_ += clock_.restart() / 1000.0 * speed_;
+    playTime_ += clock_.restart() / 1000.0 * speed_ * opTime_;
     const int target = positionAtTime(playTime_);
     if (target > position_) {
         position_ = target;

@@ -75,6 +75,7 @@ private:
     int nextPeakTrack_ = 0;
     double speed_ = 4;
     double playTime_ = 0;
+    double opTime_ = 1; // one forward op on the clock (its seconds on timed panes)
     QTimer timer_;
     QElapsedTimer clock_;
 };

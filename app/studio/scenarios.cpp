@@ -20,14 +20,16 @@ std::vector<Scenario> builtinScenarios() {
     out.push_back({QStringLiteral("seed"),
                    QObject::tr("Three seed strategies side by side (n = 16)"),
                    16,
-                   {pane("store-all"), pane("recompute-all"), pane("periodic")}});
+                   {pane("store-all"), pane("recompute-all"), pane("periodic")},
+                   {}});
 
     PaneConfig own = pane("checkpoints");
     own.params.checkpoints = std::vector<int>{3, 7, 12};
     out.push_back({QStringLiteral("own"),
                    QObject::tr("Your own checkpoints against sqrt(n) (n = 16)"),
                    16,
-                   {own, pane("periodic")}});
+                   {own, pane("periodic")},
+                   {}});
 
     PaneConfig coarse = pane("periodic");
     coarse.params.every = 4;
@@ -36,7 +38,8 @@ std::vector<Scenario> builtinScenarios() {
     out.push_back({QStringLiteral("k"),
                    QObject::tr("Choosing k: every 2nd against every 4th node (n = 16)"),
                    16,
-                   {fine, coarse}});
+                   {fine, coarse},
+                   {}});
 
     // sqrt(n) against the optimal planners, when they are built in: revolve
     // with as many slots as periodic keeps checkpoints, and the budget planner
@@ -44,7 +47,8 @@ std::vector<Scenario> builtinScenarios() {
     Scenario optimal{QStringLiteral("optimal"),
                      QObject::tr("sqrt(n) against the optimal planners (n = 64)"),
                      64,
-                     {pane("periodic")}};
+                     {pane("periodic")},
+                     {}};
     if (registry.find("revolve")) {
         PaneConfig revolve = pane("revolve");
         revolve.params.checkpointSlots = 8;
@@ -61,11 +65,23 @@ std::vector<Scenario> builtinScenarios() {
     out.push_back({QStringLiteral("deep"),
                    QObject::tr("A deep chain: store-all against sqrt(n) (n = 256)"),
                    256,
-                   {pane("store-all"), pane("periodic")}});
+                   {pane("store-all"), pane("periodic")},
+                   {}});
     out.push_back({QStringLiteral("deep-all"),
                    QObject::tr("A deep chain, all three seed strategies (n = 512)"),
                    512,
-                   {pane("store-all"), pane("recompute-all"), pane("periodic")}});
+                   {pane("store-all"), pane("recompute-all"), pane("periodic")},
+                   {}});
+    // Offloading (docs/studio.md): the example, a chain of 64 MiB
+    // activations, 2 ms a layer forward, on a 16 GB/s link. An offload takes
+    // 4.2 ms: each forward layer waits for the copy before it (a stall, hatched
+    // in the host lane), while the backward's prefetches hide behind 4 ms of compute.
+    if (registry.find("offload-all"))
+        out.push_back({QStringLiteral("offload"),
+                       QObject::tr("Offload to host: store-all, sqrt(n), offload-all on a 16 GB/s link (n = 16)"),
+                       16,
+                       {pane("store-all"), pane("periodic"), pane("offload-all")},
+                       LinkSettings::defaults()});
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Example set-ups in the Scenarios menu: what a lecture would show first.
+#include "app/studio/link_settings.h"
 #include "app/studio/pane_run.h"
 
 #include <QString>
@@ -13,6 +14,7 @@ struct Scenario {
     QString title; // menu text
     int layers = 16;
     std::vector<PaneConfig> panes;
+    LinkSettings link; // off unless the scenario offloads
 };
 
 // The first is the default (the three seed strategies at n = 16). Scenarios

@@ -3,6 +3,7 @@
 #include "app/render/narration.h"
 #include "core/units.h"
 
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -16,7 +17,9 @@ ScheduleView::ScheduleView(QWidget *parent) : QWidget(parent) {
 }
 
 void ScheduleView::setTimeline(std::shared_ptr<const Timeline> timeline) {
+    lane_ = timeline && timeline->timed() ? std::make_unique<render::HostLanePainter>(timeline) : nullptr;
     painter_ = timeline ? std::make_unique<render::SchedulePainter>(std::move(timeline)) : nullptr;
+    time_ = 0;
     placeholder_.clear();
     hover_.reset();
     if (painter_)
@@ -29,7 +32,17 @@ void ScheduleView::setPlaceholder(const QString &text) {
     update();
 }
 
-void ScheduleView::setStep(std::int64_t step) {
+void ScheduleView::setLaneEnd(double seconds) {
+    laneEnd_ = seconds;
+    if (lane_)
+        update();
+}
+
+void ScheduleView::setStep(std::int64_t step, double time) {
+    if (lane_ && time != time_) {
+        time_ = time; // the copies move and stalls pass while the step stays
+        update();
+    }
     if (!painter_ || step == state_.step)
         return;
     const Timeline &tl = painter_->timeline();
@@ -46,9 +59,21 @@ void ScheduleView::setPalette(const render::Palette &palette) {
     update();
 }
 
+QRectF ScheduleView::pictureRect() const {
+    const QRectF area = QRectF(rect()).adjusted(6, 4, -6, -4);
+    return lane_ ? render::HostLaneLayout::pictureArea(area, QFontMetricsF(font()).height()) : area;
+}
+
 render::ScheduleLayout ScheduleView::layout() const {
     const int count = painter_ ? painter_->timeline().model().forwardCount() : 1;
-    return render::ScheduleLayout::make(count, QRectF(rect()).adjusted(6, 4, -6, -4));
+    return render::ScheduleLayout::make(count, pictureRect());
+}
+
+render::HostLaneLayout ScheduleView::hostLane() const {
+    const QFontMetricsF metrics(font());
+    const double end = laneEnd_ > 0 ? laneEnd_ : painter_->timeline().makespan();
+    return render::HostLaneLayout::make(QRectF(rect()).adjusted(6, 4, -6, -4), painter_->timeline().model().layers(),
+                                        end, metrics.height(), render::HostLanePainter::gutterWidth(metrics));
 }
 
 std::optional<NodeId> ScheduleView::nodeAt(QPointF point) const {
@@ -96,6 +121,8 @@ void ScheduleView::paintEvent(QPaintEvent *) {
         return;
     }
     painter_->paint(painter, layout(), state_, palette_, hover_);
+    if (lane_)
+        lane_->paint(painter, hostLane(), state_, time_, palette_);
 }
 
 void ScheduleView::mouseMoveEvent(QMouseEvent *event) {

@@ -57,6 +57,22 @@ bool restoreSession(MainWindow &window) {
     settings.endArray();
     if (session.panes.empty())
         return false;
+    // The link for offloading, as typed; one that no longer reads (settings edited by hand) is dropped.
+    LinkSettings &link = session.link;
+    link.machine.link = settings.value("link/bandwidth").toString().toStdString();
+    link.machine.latency = settings.value("link/latency").toString().toStdString();
+    link.machine.deviceRate = settings.value("link/deviceRate").toString().toStdString();
+    link.machine.deviceBudget = settings.value("link/deviceBudget").toString().toStdString();
+    link.machine.hostBudget = settings.value("link/hostBudget").toString().toStdString();
+    link.nodeBytes = settings.value("link/nodeBytes").toString().toStdString();
+    link.forwardTime = settings.value("link/forwardTime").toString().toStdString();
+    link.backwardTime = settings.value("link/backwardTime").toString().toStdString();
+    try {
+        const Model chain = chainFor(session.layers, link);
+        resolveLink(chain, {}, link);
+    } catch (const std::exception &) {
+        link = {};
+    }
     window.loadScenario(session);
     // A model file that has gone since is reported by openModelFile; the chain stays.
     if (const QString file = settings.value("model/file").toString(); !file.isEmpty())
@@ -86,6 +102,15 @@ void saveSession(const MainWindow &window, bool presenting) {
     settings.setValue("player/speed", window.player()->speed());
     settings.setValue("model/layers", window.layers());
     settings.setValue("model/file", window.modelFile());
+    const LinkSettings &link = window.link();
+    settings.setValue("link/bandwidth", QString::fromStdString(link.machine.link));
+    settings.setValue("link/latency", QString::fromStdString(link.machine.latency));
+    settings.setValue("link/deviceRate", QString::fromStdString(link.machine.deviceRate));
+    settings.setValue("link/deviceBudget", QString::fromStdString(link.machine.deviceBudget));
+    settings.setValue("link/hostBudget", QString::fromStdString(link.machine.hostBudget));
+    settings.setValue("link/nodeBytes", QString::fromStdString(link.nodeBytes));
+    settings.setValue("link/forwardTime", QString::fromStdString(link.forwardTime));
+    settings.setValue("link/backwardTime", QString::fromStdString(link.backwardTime));
     settings.beginWriteArray("panes", window.paneCount());
     for (int i = 0; i < window.paneCount(); ++i) {
         settings.setArrayIndex(i);

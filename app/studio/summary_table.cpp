@@ -1,5 +1,6 @@
 #include "app/studio/summary_table.h"
 
+#include "core/rates.h"
 #include "core/units.h"
 
 #include <QHeaderView>
@@ -44,8 +45,9 @@ SummaryTable::SummaryTable(QWidget *parent) : QTableWidget(parent) {
     setColumnCount(ColumnCount);
     setHorizontalHeaderLabels({tr("Strategy"), tr("Parameters"), tr("Peak nodes"), tr("Peak memory"),
                                tr("Forward evaluations"), tr("Recomputations"), tr("Compute vs store-all"),
-                               tr("Memory"), tr("Compute"), tr("Predicted on network"), tr("Measured"),
-                               tr("Device growth"), tr("s / step"), tr("Gradients")});
+                               tr("Memory"), tr("Compute"), tr("Host peak"), tr("Stalls"), tr("Step time"),
+                               tr("Predicted on network"), tr("Measured"), tr("Device growth"), tr("s / step"),
+                               tr("Gradients")});
     horizontalHeaderItem(NetworkPredicted)
         ->setToolTip(
             tr("The simulator's peak for the real network Measure ran (n tanh layers, width \u00D7 batch fp32)"));
@@ -61,6 +63,12 @@ SummaryTable::SummaryTable(QWidget *parent) : QTableWidget(parent) {
         setColumnHidden(c, true); // until Measure ran
     horizontalHeaderItem(Overhead)->setToolTip(
         tr("Extra compute paid for the memory saved: cost / cost(store-all) - 1"));
+    horizontalHeaderItem(HostPeak)->setToolTip(tr("Most bytes of host copies at once (offloaded activations)"));
+    horizontalHeaderItem(StallTime)->setToolTip(tr("Time the compute stream waits for a copy on the link"));
+    horizontalHeaderItem(Makespan)->setToolTip(
+        tr("The step on two streams: compute + stalls (the simulator's makespan)"));
+    for (int c : {HostPeak, StallTime, Makespan})
+        setColumnHidden(c, true); // until a link is set
     horizontalHeaderItem(MemoryClass)->setToolTip(tr("How peak memory grows with n"));
     horizontalHeaderItem(ComputeClass)->setToolTip(tr("How forward evaluations grow with n"));
     verticalHeader()->setVisible(false);
@@ -81,6 +89,11 @@ QSize SummaryTable::sizeHint() const {
 void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &runs, const std::vector<QColor> &colors) {
     runs_ = runs;
     setRowCount(static_cast<int>(runs.size()));
+    bool timed = false;
+    for (const auto &run : runs)
+        timed = timed || (run && run->summary.timed);
+    for (int c : {HostPeak, StallTime, Makespan})
+        setColumnHidden(c, !timed);
     for (int row = 0; row < static_cast<int>(runs.size()); ++row) {
         const PaneRun *run = runs[static_cast<std::size_t>(row)].get();
         auto set = [&](int column, const QString &text, bool number = true) {
@@ -108,6 +121,11 @@ void SummaryTable::setRuns(const std::vector<std::shared_ptr<const PaneRun>> &ru
                                              : QStringLiteral("+%1%").arg(run->costOverhead * 100, 0, 'f', 1));
         set(MemoryClass, fromView(run->strategy->memoryClass()), false);
         set(ComputeClass, fromView(run->strategy->computeClass()), false);
+        if (s.timed) {
+            set(HostPeak, QString::fromStdString(formatSize(s.peakHostBytes, run->model->sizesInNodes())));
+            set(StallTime, QString::fromStdString(formatSeconds(s.stallSeconds)));
+            set(Makespan, QString::fromStdString(formatSeconds(s.makespanSeconds)));
+        }
     }
     // A long checkpoint list must not push the other columns off-screen.
     resizeColumnToContents(Parameters);

@@ -30,6 +30,9 @@ public:
         Overhead,
         MemoryClass,
         ComputeClass,
+        HostPeak, // with a link (timed runs): host memory, stalls and the step's time on two streams
+        StallTime,
+        Makespan,
         NetworkPredicted,
         MeasuredPeak,
         DevicePeak,

@@ -68,6 +68,10 @@ private slots:
         for (const char *word : {"timed on link 16 GB/s", "host peak bytes", "transfer bytes", "stall time", "makespan",
                                  "offload-all", "forward 2 ms, backward 4 ms"})
             QVERIFY2(r.out.contains(word), word);
+        // Costs that are times read as times: 16 forwards of 2 ms and 17 backward ops
+        // of 4 ms make store-all's cost 100 ms (not "0.1").
+        const QString storeAll = QString::fromUtf8(r.out).split('\n').filter(QRegularExpression("^store-all ")).value(0);
+        QVERIFY2(storeAll.contains(QRegularExpression(" 100 ms +\\+0\\.0%")), qPrintable(storeAll));
     }
 
     // "all" with a link and a budget adds both offload strategies; the planner fits.

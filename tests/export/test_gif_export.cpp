@@ -131,7 +131,7 @@ void TestGifExport::eventsAreEveryOpEnd() {
     }
     std::sort(expected.begin(), expected.end());
     expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
-    QCOMPARE(timelineEvents(timelines, a), expected);
+    QCOMPARE(render::timelineEvents(timelines, a), expected);
     // The clock ends when the slowest pane does.
     double end = 0;
     for (const ExportPane &p : panes)

@@ -127,6 +127,15 @@ void TestHeadlessExport::badOptionsExit2AndTouchNothing_data() {
     QTest::newRow("n 0") << QStringList{"--n", "0"} << "--n must be an integer from 1";
     QTest::newRow("sync") << QStringList{"--sync", "wall"} << "--sync must be 'cost' or 'ops', got 'wall'";
     QTest::newRow("every too big") << QStringList{"--every", "99"} << "--every must be an integer from 1 to 16";
+    // The link flags, read as `remat simulate` reads them (core/machine_flags.h).
+    QTest::newRow("link") << QStringList{"--link", "fast", "--forward-time", "2ms"} << "--link must be a bandwidth";
+    QTest::newRow("latency without link")
+        << QStringList{"--latency", "10us"} << "--latency describes the link for offloading; give --link too";
+    QTest::newRow("link on abstract costs") << QStringList{"--link", "16GB/s"} << "the model's costs have no unit";
+    QTest::newRow("host budget") << QStringList{"--link", "16GB/s", "--forward-time", "2ms", "--host-budget", "0B"}
+                                 << "--host-budget must be at least 1 byte, got '0B'";
+    QTest::newRow("backward without forward")
+        << QStringList{"--backward-time", "4ms"} << "--backward-time needs --forward-time";
     QTest::newRow("bad folder") << QStringList{"--export-png", "/nonexistent/dir/x.png"}
                                 << "cannot write '/nonexistent/dir/x.png'";
 }
