@@ -21,6 +21,15 @@ std::optional<std::int64_t> deviceBudgetFromFlags(const MachineFlags &flags, con
     return parsePositiveBytes(flags.deviceBudget, names.deviceBudget);
 }
 
+void requireNoLinkDetails(const MachineFlags &flags, const MachineFieldNames &names) {
+    for (const auto &[text, name] : {std::pair{&flags.latency, &names.latency},
+                                     {&flags.deviceRate, &names.deviceRate},
+                                     {&flags.hostBudget, &names.hostBudget}})
+        if (!text->empty())
+            throw InvalidArgument(*name + " describes the link for offloading; give " + names.link + " too (e.g. " +
+                                  names.link + " 16GB/s)");
+}
+
 std::optional<Machine> machineFromFlags(const Model &model, const MachineSpec &fromFile, const MachineFlags &flags,
                                         const MachineFieldNames &names) {
     MachineSpec given;
@@ -34,12 +43,7 @@ std::optional<Machine> machineFromFlags(const Model &model, const MachineSpec &f
         given.hostBudgetBytes = parsePositiveBytes(flags.hostBudget, names.hostBudget);
     const MachineSpec spec = fromFile.overriddenBy(given);
     if (!spec.hasLink()) {
-        for (const auto &[text, name] : {std::pair{&flags.latency, &names.latency},
-                                         {&flags.deviceRate, &names.deviceRate},
-                                         {&flags.hostBudget, &names.hostBudget}})
-            if (!text->empty())
-                throw InvalidArgument(*name + " describes the link for offloading; give " + names.link + " too (e.g. " +
-                                      names.link + " 16GB/s)");
+        requireNoLinkDetails(flags, names);
         return std::nullopt;
     }
     MachineSpec timing = spec;

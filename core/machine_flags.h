@@ -44,6 +44,10 @@ struct MachineFlags {
 std::optional<Machine> machineFromFlags(const Model &model, const MachineSpec &fromFile, const MachineFlags &flags,
                                         const MachineFieldNames &names = {});
 
+// With no link: throws InvalidArgument when `flags` still give what only a
+// link means (latency, device rate, host budget), naming the field.
+void requireNoLinkDetails(const MachineFlags &flags, const MachineFieldNames &names = {});
+
 // The device budget typed in `flags`, if any (at least 1 byte).
 std::optional<std::int64_t> deviceBudgetFromFlags(const MachineFlags &flags, const MachineFieldNames &names = {});
 

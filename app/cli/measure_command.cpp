@@ -261,12 +261,7 @@ MeasureMachine measureMachine(const MeasureCommandOptions &options, const Networ
     const MachineOptions &flags = options.machine;
     MeasureMachine out;
     if (flags.link.empty()) {
-        for (const auto &[text, option] : {std::pair{flags.latency, "--latency"},
-                                           {flags.deviceRate, "--device-rate"},
-                                           {flags.hostBudget, "--host-budget"}})
-            if (!text.empty())
-                throw InvalidArgument(std::string(option) + " describes the link for offloading; give --link too "
-                                                            "(e.g. --link 16GB/s)");
+        requireNoLinkDetails(flags);
         if (options.strategy != "all")
             for (const Strategy *s : selectStrategies(options.strategy, {}, &net.model))
                 if (s->usesLink())
@@ -283,11 +278,8 @@ MeasureMachine measureMachine(const MeasureCommandOptions &options, const Networ
                               "50GFLOP/s (one unit of this network's cost is " +
                               std::to_string(static_cast<std::int64_t>(net.flopPerCost)) + " FLOP)");
     m.secondsPerCost = net.flopPerCost / parseFlopRate(flags.deviceRate, "--device-rate");
-    if (!flags.hostBudget.empty()) {
-        m.hostBudgetBytes = parseBytes(flags.hostBudget, "--host-budget");
-        if (*m.hostBudgetBytes < 1)
-            throw InvalidArgument("--host-budget must be at least 1 byte, got '" + flags.hostBudget + "'");
-    }
+    if (!flags.hostBudget.empty())
+        m.hostBudgetBytes = parsePositiveBytes(flags.hostBudget, "--host-budget");
     out.machine = m;
     out.timed = true;
     return out;

@@ -324,7 +324,7 @@ void addScalingAction(QMenu *menu, MainWindow &window) {
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });
-    action->setShortcut(QKeySequence(QObject::tr("Ctrl+L")));
+    action->setShortcut(QKeySequence(QObject::tr("Ctrl+G")));
 }
 
 } // namespace remat::studio
