@@ -160,8 +160,12 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         {"strategy", "options", "peak", "saved at peak", "cost" + unit, "overhead vs store-all", "above the curve"});
     for (const auto &p : f.named) {
         const double above = aboveCurve(f, p);
+        // Appended, not "+" + text: GCC 12's -Wrestrict misreads that at -O2.
+        std::string aboveText = "on it";
+        if (above > 0)
+            aboveText = std::string(1, '+').append(numberText(above)).append(unit);
         named.addRow({p.label, p.options, formatBytes(p.peakBytes), formatBytes(p.peakSavedBytes), numberText(p.cost),
-                      overheadText(p.cost, f.storeAllCost), above > 0 ? "+" + numberText(above) + unit : "on it"});
+                      overheadText(p.cost, f.storeAllCost), aboveText});
     }
     named.print(out);
     if (f.timed)
