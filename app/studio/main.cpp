@@ -75,8 +75,14 @@ int main(int argc, char *argv[]) {
     parser.setApplicationDescription(QStringLiteral("Watch gradient-checkpointing schedules side by side."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
+    const QStringList scenarioIds = [] {
+        QStringList ids;
+        for (const auto &s : remat::studio::builtinScenarios())
+            ids << s.id;
+        return ids;
+    }();
     const QCommandLineOption scenario(QStringLiteral("scenario"),
-                                      QStringLiteral("Start with an example: seed, own, k, optimal, deep, deep-all."),
+                                      QStringLiteral("Start with an example: %1.").arg(scenarioIds.join(", ")),
                                       QStringLiteral("name"));
     const QCommandLineOption fresh(QStringLiteral("fresh"),
                                    QStringLiteral("Ignore the last session (settings are still saved)."));
@@ -148,12 +154,6 @@ int main(int argc, char *argv[]) {
                             .arg(least.height())
                             .arg(parser.value(size)));
     }
-    const QStringList scenarioIds = [] {
-        QStringList ids;
-        for (const auto &s : remat::studio::builtinScenarios())
-            ids << s.id;
-        return ids;
-    }();
     if (parser.isSet(scenario) && !scenarioIds.contains(parser.value(scenario)))
         return fail(
             QStringLiteral("unknown scenario '%1'; known: %2").arg(parser.value(scenario), scenarioIds.join(", ")));
