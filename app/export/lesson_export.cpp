@@ -139,15 +139,37 @@ GifExportResult LessonGifExport::writeCurve(const Plan &plan, const Chapter &cha
     return result;
 }
 
-std::vector<GifExportResult> LessonGifExport::run(const std::function<void(int, int)> &progress) {
+int LessonGifExport::totalFrames() const {
+    int total = 0;
+    for (const Chapter &chapter : chapters_)
+        total += chapter.frames;
+    return total;
+}
+
+std::vector<GifExportResult> LessonGifExport::run(const std::function<void(int, int)> &progress,
+                                                  const std::function<bool()> &cancelled) {
     if (!QDir().mkpath(directory_))
         throw Error("cannot make the folder '" + directory_.toStdString() + "' for the chapters' GIFs");
+    const int total = totalFrames();
+    int before = 0; // frames of the chapters already written
     std::vector<GifExportResult> results;
     for (std::size_t c = 0; c < plans_.size(); ++c) {
+        if (cancelled && cancelled())
+            throw Cancelled();
         const Plan &plan = *plans_[c];
-        results.push_back(plan.timeline ? plan.timeline->run(chapters_[c].path) : writeCurve(plan, chapters_[c]));
+        if (plan.timeline)
+            results.push_back(plan.timeline->run(
+                chapters_[c].path,
+                [&](int done, int) {
+                    if (progress)
+                        progress(before + done, total);
+                },
+                cancelled));
+        else
+            results.push_back(writeCurve(plan, chapters_[c]));
+        before += chapters_[c].frames;
         if (progress)
-            progress(static_cast<int>(c) + 1, static_cast<int>(plans_.size()));
+            progress(before, total);
     }
     return results;
 }

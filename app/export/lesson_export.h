@@ -51,10 +51,17 @@ public:
     ~LessonGifExport();
     const std::vector<Chapter> &chapters() const { return chapters_; }
 
+    // Frames of every chapter together: what run()'s progress counts to.
+    int totalFrames() const;
+
     // Writes every GIF (making the directory when it is missing), one result
-    // per chapter; `progress(done, total)` after each. Throws remat::Error
-    // naming the file that could not be written.
-    std::vector<GifExportResult> run(const std::function<void(int, int)> &progress = {});
+    // per chapter; `progress(done, total)` in frames over all chapters (from
+    // the thread that runs it). When `cancelled()` returns true the run stops
+    // at the next frame and throws remat::Cancelled: the chapters written
+    // before are complete, the one under way is left as it was. Throws
+    // remat::Error naming the file that could not be written.
+    std::vector<GifExportResult> run(const std::function<void(int, int)> &progress = {},
+                                     const std::function<bool()> &cancelled = {});
 
 private:
     struct Plan;

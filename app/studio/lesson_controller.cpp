@@ -4,6 +4,7 @@
 #include "app/studio/frontier_view.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/lesson_caption.h"
+#include "app/studio/lesson_gif_dialog.h"
 #include "app/studio/main_window.h"
 #include "app/studio/memory_chart_view.h"
 #include "app/studio/player_keys.h"
@@ -11,6 +12,7 @@
 #include "app/studio/screen_blank.h"
 
 #include <QAction>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -69,6 +71,9 @@ LessonController::LessonController(MainWindow &window, QMenu *fileMenu) : QObjec
     closeAction_ = fileMenu->addAction(tr("Close lesson"), this, &LessonController::close);
     closeAction_->setObjectName(QStringLiteral("closeLesson"));
     closeAction_->setEnabled(false);
+    exportAction_ = fileMenu->addAction(tr("Export lesson as GIFs…"), this, [this] { exportGifs(); });
+    exportAction_->setObjectName(QStringLiteral("exportLessonGifs"));
+    exportAction_->setEnabled(false);
 
     Player *player = window.player();
     connect(player, &Player::positionChanged, this, &LessonController::onPosition);
@@ -392,6 +397,18 @@ void LessonController::updateActions() {
     blankAction_->setEnabled(open || window_.presentationMode() || isBlank());
     escapeAction_->setEnabled(window_.presentationMode() || isBlank() || window_.isFullScreen());
     closeAction_->setEnabled(open);
+    if (exportAction_)
+        exportAction_->setEnabled(open);
+}
+
+LessonGifDialog *LessonController::exportGifs() {
+    if (!lesson_)
+        return nullptr;
+    auto *dialog = new LessonGifDialog(window_, *lesson_);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setDirectory(QDir::home().filePath(QFileInfo(file_).completeBaseName() + QStringLiteral("-gifs")));
+    dialog->open();
+    return dialog;
 }
 
 void LessonController::say(const QString &message) {

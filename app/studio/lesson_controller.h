@@ -26,6 +26,7 @@ namespace remat::studio {
 
 class FrontierPanel;
 class LessonCaption;
+class LessonGifDialog;
 class MainWindow;
 class PlayerKeys;
 class ScreenBlank;
@@ -33,8 +34,8 @@ class ScreenBlank;
 class LessonController : public QObject {
     Q_OBJECT
 public:
-    // Adds File > Open lesson, File > Lessons (the shipped ones) and
-    // File > Close lesson to `fileMenu`.
+    // Adds File > Open lesson, File > Lessons (the shipped ones), File > Close
+    // lesson and File > Export lesson as GIFs to `fileMenu`.
     LessonController(MainWindow &window, QMenu *fileMenu);
     // The clicker's keys join the player's (`keys`); while a lesson is open,
     // the player actions with the same keys (Space, arrows, Home/End) rest.
@@ -59,6 +60,9 @@ public:
     bool isBlank() const;
     LessonCaption *caption() const { return caption_; }
     FrontierPanel *curve() const; // the trade-off curve chapter's, else null
+    // File > Export lesson as GIFs…: opens the export dialog for the open
+    // lesson (deleted when closed); null without a lesson.
+    LessonGifDialog *exportGifs();
     // share/remat/lessons beside the installed program, else the source tree's.
     static QString lessonsDirectory();
 
@@ -104,6 +108,7 @@ private:
     QAction *blankAction_ = nullptr;
     QAction *escapeAction_ = nullptr;
     QAction *closeAction_ = nullptr;
+    QAction *exportAction_ = nullptr;
     QList<QAction *> restingPlayerActions_;
 };
 

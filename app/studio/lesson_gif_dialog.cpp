@@ -1,0 +1,205 @@
+#include "app/studio/lesson_gif_dialog.h"
+
+#include "app/export/lesson_export.h"
+#include "app/export/timeline_picture.h"
+#include "app/render/palette.h"
+#include "app/studio/main_window.h"
+#include "core/errors.h"
+#include "core/units.h"
+
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace remat::studio {
+
+LessonGifDialog::LessonGifDialog(MainWindow &window, lesson::Lesson lesson)
+    : QDialog(&window), window_(window), lesson_(std::make_shared<const lesson::Lesson>(std::move(lesson))),
+      cancel_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)),
+      total_(std::make_shared<std::atomic<int>>(0)) {
+    setWindowTitle(tr("Export lesson as GIFs"));
+    auto *form = new QFormLayout;
+    directory_ = new QLineEdit(QDir::home().filePath(QStringLiteral("lesson-gifs")), this);
+    directory_->setObjectName(QStringLiteral("directory"));
+    auto *browse = new QPushButton(tr("Browse\u2026"), this);
+    connect(browse, &QPushButton::clicked, this, &LessonGifDialog::browse);
+    auto *row = new QHBoxLayout;
+    row->addWidget(directory_);
+    row->addWidget(browse);
+    form->addRow(tr("Folder:"), row);
+    width_ = new QSpinBox(this);
+    width_->setRange(320, 4096);
+    width_->setValue(960);
+    width_->setSuffix(tr(" px"));
+    form->addRow(tr("Width:"), width_);
+    maxFrames_ = new QSpinBox(this);
+    maxFrames_->setRange(2, 100000);
+    maxFrames_->setValue(300);
+    form->addRow(tr("At most, frames a chapter:"), maxFrames_);
+    dark_ = new QCheckBox(tr("Dark theme"), this);
+    form->addRow(QString(), dark_);
+
+    auto *about = new QLabel(tr("%1 chapters of \u201C%2\u201D, one GIF each (title card, then the chapter, pausing "
+                                "at its stops), named 01-\u2026gif, 02-\u2026gif.")
+                                 .arg(lesson_->chapters.size())
+                                 .arg(QString::fromStdString(lesson_->title)),
+                             this);
+    about->setWordWrap(true);
+    progress_ = new QProgressBar(this);
+    progress_->setObjectName(QStringLiteral("progress"));
+    progress_->setVisible(false);
+    message_ = new QLabel(this);
+    message_->setObjectName(QStringLiteral("message"));
+    message_->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(this);
+    exportButton_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    connect(exportButton_, &QPushButton::clicked, this, &LessonGifDialog::start);
+    connect(buttons->addButton(QDialogButtonBox::Cancel), &QPushButton::clicked, this, &LessonGifDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(about);
+    layout->addLayout(form);
+    layout->addWidget(progress_);
+    layout->addWidget(message_);
+    layout->addWidget(buttons);
+    connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &LessonGifDialog::onFinished);
+}
+
+LessonGifDialog::~LessonGifDialog() {
+    cancel_->store(true);
+    watcher_.waitForFinished();
+}
+
+void LessonGifDialog::setDirectory(const QString &directory) {
+    directory_->setText(directory);
+}
+
+QString LessonGifDialog::directory() const {
+    return directory_->text().trimmed();
+}
+
+void LessonGifDialog::setMaxFramesPerChapter(int frames) {
+    maxFrames_->setValue(frames);
+}
+
+QString LessonGifDialog::message() const {
+    return message_->text();
+}
+
+void LessonGifDialog::browse() {
+    const QString chosen = QFileDialog::getExistingDirectory(this, tr("Folder for the chapters' GIFs"), directory());
+    if (!chosen.isEmpty())
+        directory_->setText(chosen);
+}
+
+bool LessonGifDialog::start() {
+    if (isRunning())
+        return false;
+    const QString target = directory();
+    if (target.isEmpty()) {
+        message_->setText(tr("Choose a folder to write the GIFs into."));
+        return false;
+    }
+    if (QFileInfo(target).exists() && !QFileInfo(target).isDir()) {
+        message_->setText(tr("%1 is a file; choose a folder.").arg(QDir::toNativeSeparators(target)));
+        return false;
+    }
+    exporting::GifExportOptions options;
+    options.picture.size = exporting::TimelinePicture::defaultSize(width_->value(), false);
+    options.picture.palette = render::Palette::forDarkMode(dark_->isChecked());
+    options.sampling.mode = exporting::FrameSampling::Mode::MaxFrames;
+    options.sampling.maxFrames = maxFrames_->value();
+    cancel_->store(false);
+    done_->store(0);
+    total_->store(0);
+    progress_->setRange(0, 0); // planning: no count yet
+    progress_->setVisible(true);
+    exportButton_->setEnabled(false);
+    message_->setText(tr("Planning %1 chapters\u2026").arg(lesson_->chapters.size()));
+    auto lesson = lesson_;
+    auto cancel = cancel_;
+    auto done = done_;
+    auto total = total_;
+    watcher_.setFuture(QtConcurrent::run([lesson, target, options, cancel, done, total]() -> Outcome {
+        int written = 0;
+        std::int64_t bytes = 0;
+        try {
+            exporting::LessonGifExport job(*lesson, target, options);
+            total->store(job.totalFrames());
+            const auto results = job.run(
+                [done, &written, &job](int d, int) {
+                    done->store(d);
+                    // Chapters are written in order: those whose frames are all counted are done.
+                    int frames = 0;
+                    written = 0;
+                    for (const auto &chapter : job.chapters())
+                        if ((frames += chapter.frames) <= d)
+                            ++written;
+                },
+                [cancel] { return cancel->load(); });
+            for (const auto &r : results)
+                bytes += r.bytes;
+            return {true, QObject::tr("Wrote %1 GIFs (%2) into %3")
+                              .arg(results.size())
+                              .arg(QString::fromStdString(formatBytes(bytes)))
+                              .arg(QDir::toNativeSeparators(target))};
+        } catch (const Cancelled &) {
+            return {false, QObject::tr("Cancelled after %1 of %2 chapters; those are complete, the one under way "
+                                       "was not written.")
+                               .arg(written)
+                               .arg(lesson->chapters.size())};
+        } catch (const std::exception &e) {
+            return {false, QString::fromUtf8(e.what())};
+        }
+    }));
+    auto *timer = new QTimer(this);
+    connect(timer, &QTimer::timeout, this, &LessonGifDialog::showProgress);
+    connect(&watcher_, &QFutureWatcher<Outcome>::finished, timer, &QObject::deleteLater);
+    timer->start(50);
+    return true;
+}
+
+void LessonGifDialog::showProgress() {
+    const int total = total_->load();
+    if (total > 0 && progress_->maximum() != total) {
+        progress_->setRange(0, total);
+        message_->setText(tr("Writing %1 frames\u2026").arg(total));
+    }
+    if (total > 0)
+        progress_->setValue(done_->load());
+}
+
+void LessonGifDialog::onFinished() {
+    const Outcome outcome = watcher_.result();
+    showProgress();
+    exportButton_->setEnabled(true);
+    message_->setText(outcome.message);
+    emit exportFinished(outcome.ok, outcome.message);
+    if (outcome.ok) {
+        window_.statusBar()->showMessage(outcome.message, 10000);
+        accept();
+    }
+}
+
+void LessonGifDialog::reject() {
+    if (isRunning()) {
+        cancel_->store(true); // the worker stops at the next frame; onFinished reports it
+        message_->setText(tr("Cancelling\u2026"));
+        return;
+    }
+    QDialog::reject();
+}
+
+} // namespace remat::studio

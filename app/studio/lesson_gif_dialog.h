@@ -1,0 +1,71 @@
+#pragma once
+// Lesson > Export lesson as GIFs…: one GIF per chapter of the open lesson
+// (docs/lessons.md, the same files as `remat-studio --lesson FILE
+// --export-gif DIR`), planned and written off the GUI thread with a progress
+// bar and Cancel. A cancelled export keeps the chapters it finished and
+// leaves the one under way as it was.
+#include "app/lesson/lesson.h"
+
+#include <QDialog>
+#include <QFutureWatcher>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace remat::studio {
+
+class MainWindow;
+
+class LessonGifDialog : public QDialog {
+    Q_OBJECT
+public:
+    LessonGifDialog(MainWindow &window, lesson::Lesson lesson);
+    ~LessonGifDialog() override;
+
+    void setDirectory(const QString &directory);
+    QString directory() const;
+    void setMaxFramesPerChapter(int frames);
+    bool isRunning() const { return watcher_.isRunning(); }
+    QString message() const;
+
+public slots:
+    // Starts the export; false (and a message) when it cannot start.
+    bool start();
+    // While exporting: cancels (the dialog stays until the worker stops).
+    void reject() override;
+
+signals:
+    void exportFinished(bool ok, const QString &message);
+
+private:
+    struct Outcome {
+        bool ok = false;
+        QString message;
+    };
+    void browse();
+    void showProgress();
+    void onFinished();
+
+    MainWindow &window_;
+    std::shared_ptr<const lesson::Lesson> lesson_;
+    QLineEdit *directory_ = nullptr;
+    QSpinBox *width_ = nullptr;
+    QSpinBox *maxFrames_ = nullptr;
+    QCheckBox *dark_ = nullptr;
+    QProgressBar *progress_ = nullptr;
+    QLabel *message_ = nullptr;
+    QPushButton *exportButton_ = nullptr;
+    QFutureWatcher<Outcome> watcher_;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+    std::shared_ptr<std::atomic<int>> done_, total_;
+};
+
+} // namespace remat::studio
