@@ -162,7 +162,13 @@ MeasureReport measurePanes(const std::vector<PaneConfig> &configs, int layers, c
         try {
             StrategyParams params = configs[i].params;
             params.cancelled = cancelled;
-            schedules[i] = StrategyRegistry::builtin().get(configs[i].strategy).makeSchedule(model, params);
+            const Strategy &strategy = StrategyRegistry::builtin().get(configs[i].strategy);
+            // The window's link times the pane's own model, not this network:
+            // an offload strategy runs here on an instant link, as `remat
+            // measure` without --link does (its memory does not depend on the link).
+            if (strategy.usesLink() && !params.machine)
+                params.machine = exec::instantLinkMachine();
+            schedules[i] = strategy.makeSchedule(model, params);
             pane.description = schedules[i].description;
             pane.schedule = std::make_shared<const Schedule>(schedules[i]);
             machines[i] = params.machine;

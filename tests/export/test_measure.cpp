@@ -202,6 +202,18 @@ void TestMeasure::offloadPaneIsMeasured() {
     QVERIFY(p.gradientsBitwiseEqual);
     QVERIFY(p.measuredPeakBytes < report.panes[0].measuredPeakBytes);
 
+    // As the window hands it over: the link times the window's model, not
+    // this network, so the config has none; the pane still runs (an instant
+    // link: memory does not depend on it).
+    const MeasureReport plain =
+        measurePanes({config("store-all"), config("offload-all")}, 10, settingsFor("cpu", 16, 4));
+    const MeasuredPane &q = plain.panes[1];
+    QVERIFY2(q.ok(), q.error.c_str());
+    QCOMPARE(q.measuredHostPeakBytes, q.predicted.peakHostBytes);
+    QCOMPARE(q.measuredHostPeakBytes, p.measuredHostPeakBytes);
+    QVERIFY(q.peakMatches());
+    QVERIFY(q.gradientsBitwiseEqual);
+
     // A backend without a host arena refuses the first copy with a typed
     // error the pane keeps; the other panes still run.
     MeasureSettings noArena = settingsFor("cpu", 16, 4);
