@@ -1,5 +1,7 @@
 #include "app/studio/export_dialog.h"
 
+#include "app/studio/background_export.h"
+
 #include "app/export/export_files.h"
 #include "app/studio/main_window.h"
 #include "core/errors.h"
@@ -22,7 +24,6 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace remat::studio {
@@ -124,8 +125,7 @@ void addExportActions(QMenu *menu, MainWindow &window) {
 
 ExportGifDialog::ExportGifDialog(MainWindow &window)
     : QDialog(&window), window_(window), panes_(exportPanesOf(window)),
-      cancel_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)),
-      total_(std::make_shared<std::atomic<int>>(0)) {
+      worker_(new BackgroundExport(this)) {
     setWindowTitle(tr("Export timeline as GIF"));
     auto *form = new QFormLayout;
 
@@ -241,7 +241,8 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     connect(viewSize_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(forever_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(sampling_, &QComboBox::currentIndexChanged, this, &ExportGifDialog::updateControls);
-    connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &ExportGifDialog::onFinished);
+    connect(worker_, &BackgroundExport::progressed, this, [this](int done, int) { progress_->setValue(done); });
+    connect(worker_, &BackgroundExport::finished, this, &ExportGifDialog::onFinished);
     updateControls();
     if (panes_.empty()) {
         message_->setText(tr("There is no simulated pane to export yet."));
@@ -251,8 +252,7 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
 
 ExportGifDialog::~ExportGifDialog() {
     // The worker reads this dialog's panes: stop it before they go.
-    cancel_->store(true);
-    watcher_.waitForFinished();
+    worker_->stopAndWait();
 }
 
 void ExportGifDialog::updateControls() {
@@ -314,20 +314,17 @@ bool ExportGifDialog::start() {
         message_->setText(QString::fromUtf8(e.what()));
         return false;
     }
-    cancel_->store(false);
-    done_->store(0);
-    total_->store(static_cast<int>(job->frames().size()));
-    progress_->setRange(0, total_->load());
+    const int total = static_cast<int>(job->frames().size());
+    progress_->setRange(0, total);
     progress_->setValue(0);
     progress_->setVisible(true);
     exportButton_->setEnabled(false);
-    message_->setText(tr("Exporting %1 frames\u2026").arg(total_->load()));
-    auto cancel = cancel_;
-    auto done = done_;
-    watcher_.setFuture(QtConcurrent::run([job, target, cancel, done]() -> Outcome {
+    message_->setText(tr("Exporting %1 frames\u2026").arg(total));
+    worker_->start(total, [job, target](ExportProgress &progress) -> ExportOutcome {
         try {
             const exporting::GifExportResult r = job->run(
-                target, [done](int d, int) { done->store(d); }, [cancel] { return cancel->load(); });
+                target, [&progress](int d, int) { progress.done.store(d); },
+                [&progress] { return progress.cancel.load(); });
             return {true, false,
                     QObject::tr("Wrote %1: %2 frames, %3")
                         .arg(QDir::toNativeSeparators(target))
@@ -338,21 +335,15 @@ bool ExportGifDialog::start() {
         } catch (const std::exception &e) {
             return {false, false, QString::fromUtf8(e.what())};
         }
-    }));
-    auto *timer = new QTimer(this);
-    connect(timer, &QTimer::timeout, this, &ExportGifDialog::showProgress);
-    connect(&watcher_, &QFutureWatcher<Outcome>::finished, timer, &QObject::deleteLater);
-    timer->start(50);
+    });
     return true;
 }
 
-void ExportGifDialog::showProgress() {
-    progress_->setValue(done_->load());
+bool ExportGifDialog::isRunning() const {
+    return worker_->isRunning();
 }
 
-void ExportGifDialog::onFinished() {
-    const Outcome outcome = watcher_.result();
-    progress_->setValue(done_->load());
+void ExportGifDialog::onFinished(const ExportOutcome &outcome) {
     exportButton_->setEnabled(true);
     message_->setText(outcome.message);
     emit finished(outcome.ok, outcome.message);
@@ -364,7 +355,7 @@ void ExportGifDialog::onFinished() {
 
 void ExportGifDialog::reject() {
     if (isRunning()) {
-        cancel_->store(true); // the worker stops at the next frame; onFinished reports it
+        worker_->cancel(); // the worker stops at the next frame; onFinished reports it
         message_->setText(tr("Cancelling\u2026"));
         return;
     }

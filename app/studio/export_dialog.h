@@ -8,9 +8,7 @@
 #include "app/export/timeline_gif_export.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -27,6 +25,8 @@ class QSpinBox;
 namespace remat::studio {
 
 class MainWindow;
+class BackgroundExport;
+struct ExportOutcome;
 
 // The window's simulated panes as export panes (panes without a run are left out).
 std::vector<exporting::ExportPane> exportPanesOf(const MainWindow &window);
@@ -46,7 +46,7 @@ public:
     exporting::GifExportOptions options() const;
     std::vector<exporting::ExportPane> chosenPanes() const;
     QString path() const;
-    bool isRunning() const { return watcher_.isRunning(); }
+    bool isRunning() const;
 
     // Starts the export in a worker thread (as the Export button does).
     // Returns false, with the message shown in the dialog, for a bad option.
@@ -59,15 +59,9 @@ signals:
     void finished(bool ok, const QString &message);
 
 private:
-    struct Outcome {
-        bool ok = false;
-        bool cancelled = false;
-        QString message;
-    };
     void browse();
     void updateControls();
-    void showProgress();
-    void onFinished();
+    void onFinished(const ExportOutcome &outcome);
 
     MainWindow &window_;
     std::vector<exporting::ExportPane> panes_;
@@ -87,10 +81,7 @@ private:
     QProgressBar *progress_;
     QPushButton *exportButton_;
     QPushButton *cancelButton_;
-    QFutureWatcher<Outcome> watcher_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
-    std::shared_ptr<std::atomic<int>> done_;
-    std::shared_ptr<std::atomic<int>> total_;
+    BackgroundExport *worker_;
 };
 
 } // namespace remat::studio

@@ -3,6 +3,7 @@
 #include "app/export/lesson_export.h"
 #include "app/export/timeline_picture.h"
 #include "app/render/palette.h"
+#include "app/studio/background_export.h"
 #include "app/studio/main_window.h"
 #include "core/errors.h"
 #include "core/units.h"
@@ -19,16 +20,13 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace remat::studio {
 
 LessonGifDialog::LessonGifDialog(MainWindow &window, lesson::Lesson lesson)
     : QDialog(&window), window_(window), lesson_(std::make_shared<const lesson::Lesson>(std::move(lesson))),
-      cancel_(std::make_shared<std::atomic<bool>>(false)), done_(std::make_shared<std::atomic<int>>(0)),
-      total_(std::make_shared<std::atomic<int>>(0)) {
+      worker_(new BackgroundExport(this)) {
     setWindowTitle(tr("Export lesson as GIFs"));
     auto *form = new QFormLayout;
     directory_ = new QLineEdit(QDir::home().filePath(QStringLiteral("lesson-gifs")), this);
@@ -74,12 +72,16 @@ LessonGifDialog::LessonGifDialog(MainWindow &window, lesson::Lesson lesson)
     layout->addWidget(progress_);
     layout->addWidget(message_);
     layout->addWidget(buttons);
-    connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &LessonGifDialog::onFinished);
+    connect(worker_, &BackgroundExport::progressed, this, &LessonGifDialog::showProgress);
+    connect(worker_, &BackgroundExport::finished, this, &LessonGifDialog::onFinished);
 }
 
 LessonGifDialog::~LessonGifDialog() {
-    cancel_->store(true);
-    watcher_.waitForFinished();
+    worker_->stopAndWait();
+}
+
+bool LessonGifDialog::isRunning() const {
+    return worker_->isRunning();
 }
 
 void LessonGifDialog::setDirectory(const QString &directory) {
@@ -121,26 +123,20 @@ bool LessonGifDialog::start() {
     options.picture.palette = render::Palette::forDarkMode(dark_->isChecked());
     options.sampling.mode = exporting::FrameSampling::Mode::MaxFrames;
     options.sampling.maxFrames = maxFrames_->value();
-    cancel_->store(false);
-    done_->store(0);
-    total_->store(0);
     progress_->setRange(0, 0); // planning: no count yet
     progress_->setVisible(true);
     exportButton_->setEnabled(false);
     message_->setText(tr("Planning %1 chapters\u2026").arg(lesson_->chapters.size()));
     auto lesson = lesson_;
-    auto cancel = cancel_;
-    auto done = done_;
-    auto total = total_;
-    watcher_.setFuture(QtConcurrent::run([lesson, target, options, cancel, done, total]() -> Outcome {
+    worker_->start(0, [lesson, target, options](ExportProgress &progress) -> ExportOutcome {
         int written = 0;
         std::int64_t bytes = 0;
         try {
             exporting::LessonGifExport job(*lesson, target, options);
-            total->store(job.totalFrames());
+            progress.total.store(job.totalFrames());
             const auto results = job.run(
-                [done, &written, &job](int d, int) {
-                    done->store(d);
+                [&progress, &written, &job](int d, int) {
+                    progress.done.store(d);
                     // Chapters are written in order: those whose frames are all counted are done.
                     int frames = 0;
                     written = 0;
@@ -148,42 +144,37 @@ bool LessonGifDialog::start() {
                         if ((frames += chapter.frames) <= d)
                             ++written;
                 },
-                [cancel] { return cancel->load(); });
+                [&progress] { return progress.cancel.load(); });
             for (const auto &r : results)
                 bytes += r.bytes;
-            return {true, QObject::tr("Wrote %1 GIFs (%2) into %3")
-                              .arg(results.size())
-                              .arg(QString::fromStdString(formatBytes(bytes)))
-                              .arg(QDir::toNativeSeparators(target))};
+            return {true, false,
+                    QObject::tr("Wrote %1 GIFs (%2) into %3")
+                        .arg(results.size())
+                        .arg(QString::fromStdString(formatBytes(bytes)))
+                        .arg(QDir::toNativeSeparators(target))};
         } catch (const Cancelled &) {
-            return {false, QObject::tr("Cancelled after %1 of %2 chapters; those are complete, the one under way "
-                                       "was not written.")
-                               .arg(written)
-                               .arg(lesson->chapters.size())};
+            return {false, true,
+                    QObject::tr("Cancelled after %1 of %2 chapters; those are complete, the one under way was not "
+                                "written.")
+                        .arg(written)
+                        .arg(lesson->chapters.size())};
         } catch (const std::exception &e) {
-            return {false, QString::fromUtf8(e.what())};
+            return {false, false, QString::fromUtf8(e.what())};
         }
-    }));
-    auto *timer = new QTimer(this);
-    connect(timer, &QTimer::timeout, this, &LessonGifDialog::showProgress);
-    connect(&watcher_, &QFutureWatcher<Outcome>::finished, timer, &QObject::deleteLater);
-    timer->start(50);
+    });
     return true;
 }
 
-void LessonGifDialog::showProgress() {
-    const int total = total_->load();
+void LessonGifDialog::showProgress(int done, int total) {
     if (total > 0 && progress_->maximum() != total) {
         progress_->setRange(0, total);
         message_->setText(tr("Writing %1 frames\u2026").arg(total));
     }
     if (total > 0)
-        progress_->setValue(done_->load());
+        progress_->setValue(done);
 }
 
-void LessonGifDialog::onFinished() {
-    const Outcome outcome = watcher_.result();
-    showProgress();
+void LessonGifDialog::onFinished(const ExportOutcome &outcome) {
     exportButton_->setEnabled(true);
     message_->setText(outcome.message);
     emit exportFinished(outcome.ok, outcome.message);
@@ -195,7 +186,7 @@ void LessonGifDialog::onFinished() {
 
 void LessonGifDialog::reject() {
     if (isRunning()) {
-        cancel_->store(true); // the worker stops at the next frame; onFinished reports it
+        worker_->cancel(); // the worker stops at the next frame; onFinished reports it
         message_->setText(tr("Cancelling\u2026"));
         return;
     }

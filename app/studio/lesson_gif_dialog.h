@@ -7,10 +7,8 @@
 #include "app/lesson/lesson.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
 #include <QString>
 
-#include <atomic>
 #include <memory>
 
 class QCheckBox;
@@ -23,6 +21,8 @@ class QSpinBox;
 namespace remat::studio {
 
 class MainWindow;
+class BackgroundExport;
+struct ExportOutcome;
 
 class LessonGifDialog : public QDialog {
     Q_OBJECT
@@ -33,7 +33,7 @@ public:
     void setDirectory(const QString &directory);
     QString directory() const;
     void setMaxFramesPerChapter(int frames);
-    bool isRunning() const { return watcher_.isRunning(); }
+    bool isRunning() const;
     QString message() const;
 
 public slots:
@@ -46,13 +46,9 @@ signals:
     void exportFinished(bool ok, const QString &message);
 
 private:
-    struct Outcome {
-        bool ok = false;
-        QString message;
-    };
     void browse();
-    void showProgress();
-    void onFinished();
+    void showProgress(int done, int total);
+    void onFinished(const ExportOutcome &outcome);
 
     MainWindow &window_;
     std::shared_ptr<const lesson::Lesson> lesson_;
@@ -63,9 +59,7 @@ private:
     QProgressBar *progress_ = nullptr;
     QLabel *message_ = nullptr;
     QPushButton *exportButton_ = nullptr;
-    QFutureWatcher<Outcome> watcher_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
-    std::shared_ptr<std::atomic<int>> done_, total_;
+    BackgroundExport *worker_ = nullptr;
 };
 
 } // namespace remat::studio
