@@ -24,12 +24,6 @@ using remat::testing::decodeGif;
 
 namespace {
 
-MainWindow::Options fresh() {
-    MainWindow::Options o;
-    o.restoreSession = false;
-    return o;
-}
-
 QString builtinLesson() {
     return qEnvironmentVariable("REMAT_SOURCE_DIR") + "/resources/lessons/gradient-checkpointing.json";
 }
@@ -49,7 +43,7 @@ class TestLessonGifDialog : public QObject {
     Q_OBJECT
 private slots:
     void onlyWithALesson() {
-        MainWindow window(fresh());
+        MainWindow window(remat::testing::freshWindow());
         auto *action = window.findChild<QAction *>("exportLessonGifs");
         QVERIFY(action);
         QVERIFY(!action->isEnabled());
@@ -59,7 +53,7 @@ private slots:
     }
 
     void writesOneGifPerChapter() {
-        MainWindow window(fresh());
+        MainWindow window(remat::testing::freshWindow());
         QCOMPARE(window.lesson()->open(builtinLesson()), QString());
         QTemporaryDir dir;
         const QString out = dir.filePath("slides");
@@ -85,7 +79,7 @@ private slots:
     }
 
     void cancelKeepsFinishedChaptersWhole() {
-        MainWindow window(fresh());
+        MainWindow window(remat::testing::freshWindow());
         QCOMPARE(window.lesson()->open(builtinLesson()), QString());
         QTemporaryDir dir;
         LessonGifDialog *dialog = window.lesson()->exportGifs();
@@ -109,7 +103,7 @@ private slots:
     }
 
     void aFileIsNotAFolder() {
-        MainWindow window(fresh());
+        MainWindow window(remat::testing::freshWindow());
         QCOMPARE(window.lesson()->open(builtinLesson()), QString());
         QTemporaryDir dir;
         QFile file(dir.filePath("taken"));
