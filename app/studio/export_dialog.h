@@ -24,22 +24,23 @@ class QSpinBox;
 
 namespace remat::studio {
 
-class MainWindow;
 class BackgroundExport;
+class Session;
 struct ExportOutcome;
 
-// The window's simulated panes as export panes (panes without a run are left out).
-std::vector<exporting::ExportPane> exportPanesOf(const MainWindow &window);
-// The render palette matching the window's current colours.
-render::Palette renderPaletteOf(const MainWindow &window);
+// The session's simulated panes as export panes (panes without a run are left out).
+std::vector<exporting::ExportPane> exportPanesOf(const Session &session);
+// The render palette matching the application's current colours.
+render::Palette renderPaletteOf();
 
-// Adds the Export actions (with shortcuts) to `menu`.
-void addExportActions(QMenu *menu, MainWindow &window);
+// Adds the Export actions (with shortcuts) to `menu`; `view` is what "the
+// view's size" means, its window the dialogs' parent.
+void addExportActions(QMenu *menu, Session &session, QWidget *view);
 
 class ExportGifDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit ExportGifDialog(MainWindow &window);
+    ExportGifDialog(Session &session, QWidget *view);
     ~ExportGifDialog() override;
 
     // The options as set in the dialog (for tests and the worker).
@@ -63,7 +64,8 @@ private:
     void updateControls();
     void onFinished(const ExportOutcome &outcome);
 
-    MainWindow &window_;
+    Session &session_;
+    QWidget *view_;
     std::vector<exporting::ExportPane> panes_;
     QLineEdit *path_;
     QComboBox *what_;

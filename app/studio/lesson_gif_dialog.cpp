@@ -4,7 +4,7 @@
 #include "app/export/timeline_picture.h"
 #include "app/render/palette.h"
 #include "app/studio/background_export.h"
-#include "app/studio/main_window.h"
+#include "app/studio/session.h"
 #include "core/errors.h"
 #include "core/units.h"
 
@@ -24,8 +24,8 @@
 
 namespace remat::studio {
 
-LessonGifDialog::LessonGifDialog(MainWindow &window, lesson::Lesson lesson)
-    : QDialog(&window), window_(window), lesson_(std::make_shared<const lesson::Lesson>(std::move(lesson))),
+LessonGifDialog::LessonGifDialog(Session &session, lesson::Lesson lesson, QWidget *parent)
+    : QDialog(parent), session_(session), lesson_(std::make_shared<const lesson::Lesson>(std::move(lesson))),
       worker_(new BackgroundExport(this)) {
     setWindowTitle(tr("Export lesson as GIFs"));
     auto *form = new QFormLayout;
@@ -179,7 +179,7 @@ void LessonGifDialog::onFinished(const ExportOutcome &outcome) {
     message_->setText(outcome.message);
     emit exportFinished(outcome.ok, outcome.message);
     if (outcome.ok) {
-        window_.statusBar()->showMessage(outcome.message, 10000);
+        session_.say(outcome.message, 10000);
         accept();
     }
 }

@@ -20,14 +20,14 @@ class QSpinBox;
 
 namespace remat::studio {
 
-class MainWindow;
 class BackgroundExport;
+class Session;
 struct ExportOutcome;
 
 class LessonGifDialog : public QDialog {
     Q_OBJECT
 public:
-    LessonGifDialog(MainWindow &window, lesson::Lesson lesson);
+    LessonGifDialog(Session &session, lesson::Lesson lesson, QWidget *parent);
     ~LessonGifDialog() override;
 
     void setDirectory(const QString &directory);
@@ -50,7 +50,7 @@ private:
     void showProgress(int done, int total);
     void onFinished(const ExportOutcome &outcome);
 
-    MainWindow &window_;
+    Session &session_;
     std::shared_ptr<const lesson::Lesson> lesson_;
     QLineEdit *directory_ = nullptr;
     QSpinBox *width_ = nullptr;
