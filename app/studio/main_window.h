@@ -60,7 +60,7 @@ public:
     const QString &modelName() const { return session_->modelName(); }
     const QString &modelFile() const { return session_->modelFile(); }
 
-    // Models (app/studio/model_actions.cpp): a file that does not load leaves
+    // Models (app/studio/main_window_models.cpp): a file that does not load leaves
     // the current model and says why in a dialog.
     bool openModelFile(const QString &path);
     static QString examplesDirectory(); // share/remat/models beside the install, or the source tree's

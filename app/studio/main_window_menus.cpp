@@ -25,7 +25,7 @@ namespace remat::studio {
 
 void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    buildModelMenu(file); // app/studio/model_actions.cpp
+    buildModelMenu(file); // app/studio/main_window_models.cpp
     file->addSeparator();
     lesson_ = new LessonController(*session_, this, file); // File > Open lesson, Lessons, Close lesson
     file->addSeparator();

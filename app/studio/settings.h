@@ -2,7 +2,7 @@
 // The session as the user left it in QSettings: n, the model file, the link
 // for offloading, the panes with their parameters, the sync mode and the
 // speed. The window keeps its own look beside it (geometry, theme,
-// presentation mode, the open lesson: app/studio/window_settings.cpp).
+// presentation mode, the open lesson: app/studio/main_window_settings.cpp).
 class QSettings;
 class QString;
 
