@@ -1,7 +1,5 @@
 #include "app/studio/export_dialog.h"
 
-#include "app/studio/background_export.h"
-
 #include "app/export/export_files.h"
 #include "app/studio/player.h"
 #include "app/studio/session.h"
@@ -11,7 +9,6 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -20,12 +17,9 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
-#include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace remat::studio {
 
@@ -127,8 +121,7 @@ void addExportActions(QMenu *menu, Session &session, QWidget *view) {
 }
 
 ExportGifDialog::ExportGifDialog(Session &session, QWidget *view)
-    : QDialog(view->window()), session_(session), view_(view), panes_(exportPanesOf(session)),
-      worker_(new BackgroundExport(this)) {
+    : BackgroundExportDialog(session, view->window()), session_(session), view_(view), panes_(exportPanesOf(session)) {
     setWindowTitle(tr("Export timeline as GIF"));
     auto *form = new QFormLayout;
 
@@ -212,21 +205,7 @@ ExportGifDialog::ExportGifDialog(Session &session, QWidget *view)
     caption_->setPlaceholderText(tr("no caption"));
     form->addRow(tr("Caption:"), caption_);
 
-    message_ = new QLabel(this);
-    message_->setWordWrap(true);
-    progress_ = new QProgressBar(this);
-    progress_->setVisible(false);
-    auto *buttons = new QDialogButtonBox(this);
-    exportButton_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
-    cancelButton_ = buttons->addButton(QDialogButtonBox::Cancel);
-    connect(exportButton_, &QPushButton::clicked, this, &ExportGifDialog::start);
-    connect(cancelButton_, &QPushButton::clicked, this, &ExportGifDialog::reject);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(message_);
-    layout->addWidget(progress_);
-    layout->addWidget(buttons);
+    setOptionsLayout(form);
 
     // Names for tests and accessibility tools.
     path_->setObjectName(QStringLiteral("path"));
@@ -238,24 +217,15 @@ ExportGifDialog::ExportGifDialog(Session &session, QWidget *view)
     forever_->setObjectName(QStringLiteral("forever"));
     loops_->setObjectName(QStringLiteral("loops"));
     titleFrame_->setObjectName(QStringLiteral("titleFrame"));
-    progress_->setObjectName(QStringLiteral("progress"));
-    message_->setObjectName(QStringLiteral("message"));
 
     connect(viewSize_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(forever_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(sampling_, &QComboBox::currentIndexChanged, this, &ExportGifDialog::updateControls);
-    connect(worker_, &BackgroundExport::progressed, this, [this](int done, int) { progress_->setValue(done); });
-    connect(worker_, &BackgroundExport::finished, this, &ExportGifDialog::onFinished);
     updateControls();
     if (panes_.empty()) {
-        message_->setText(tr("There is no simulated pane to export yet."));
-        exportButton_->setEnabled(false);
+        setMessage(tr("There is no simulated pane to export yet."));
+        exportButton()->setEnabled(false);
     }
-}
-
-ExportGifDialog::~ExportGifDialog() {
-    // The worker reads this dialog's panes: stop it before they go.
-    worker_->stopAndWait();
 }
 
 void ExportGifDialog::updateControls() {
@@ -307,62 +277,31 @@ bool ExportGifDialog::start() {
         return false;
     const QString target = path();
     if (target.isEmpty()) {
-        message_->setText(tr("Choose a file to write."));
+        setMessage(tr("Choose a file to write."));
         return false;
     }
     std::shared_ptr<TimelineGifExport> job;
     try {
         job = std::make_shared<TimelineGifExport>(chosenPanes(), options());
     } catch (const Error &e) {
-        message_->setText(QString::fromUtf8(e.what()));
+        setMessage(QString::fromUtf8(e.what()));
         return false;
     }
     const int total = static_cast<int>(job->frames().size());
-    progress_->setRange(0, total);
-    progress_->setValue(0);
-    progress_->setVisible(true);
-    exportButton_->setEnabled(false);
-    message_->setText(tr("Exporting %1 frames\u2026").arg(total));
-    worker_->start(total, [job, target](ExportProgress &progress) -> ExportOutcome {
-        try {
-            const exporting::GifExportResult r = job->run(
-                target, [&progress](int d, int) { progress.done.store(d); },
-                [&progress] { return progress.cancel.load(); });
-            return {true, false,
-                    QObject::tr("Wrote %1: %2 frames, %3")
-                        .arg(QDir::toNativeSeparators(target))
-                        .arg(r.framesWritten)
-                        .arg(QString::fromStdString(formatBytes(r.bytes)))};
-        } catch (const Cancelled &) {
-            return {false, true, QObject::tr("Cancelled; nothing was written.")};
-        } catch (const std::exception &e) {
-            return {false, false, QString::fromUtf8(e.what())};
-        }
+    run(total, tr("Exporting %1 frames\u2026").arg(total), [job, target](ExportProgress &progress) {
+        return exportOutcome(
+            [&] {
+                const exporting::GifExportResult r = job->run(
+                    target, [&progress](int d, int) { progress.done.store(d); },
+                    [&progress] { return progress.cancel.load(); });
+                return QObject::tr("Wrote %1: %2 frames, %3")
+                    .arg(QDir::toNativeSeparators(target))
+                    .arg(r.framesWritten)
+                    .arg(QString::fromStdString(formatBytes(r.bytes)));
+            },
+            [] { return QObject::tr("Cancelled; nothing was written."); });
     });
     return true;
-}
-
-bool ExportGifDialog::isRunning() const {
-    return worker_->isRunning();
-}
-
-void ExportGifDialog::onFinished(const ExportOutcome &outcome) {
-    exportButton_->setEnabled(true);
-    message_->setText(outcome.message);
-    emit finished(outcome.ok, outcome.message);
-    if (outcome.ok) {
-        session_.say(outcome.message, 10000);
-        accept();
-    }
-}
-
-void ExportGifDialog::reject() {
-    if (isRunning()) {
-        worker_->cancel(); // the worker stops at the next frame; onFinished reports it
-        message_->setText(tr("Cancelling\u2026"));
-        return;
-    }
-    QDialog::reject();
 }
 
 } // namespace remat::studio

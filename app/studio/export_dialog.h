@@ -7,7 +7,7 @@
 #include "app/export/export_pane.h"
 #include "app/export/timeline_gif_export.h"
 
-#include <QDialog>
+#include "app/studio/background_export_dialog.h"
 
 #include <memory>
 #include <vector>
@@ -15,18 +15,13 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QLabel;
 class QLineEdit;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace remat::studio {
 
-class BackgroundExport;
 class Session;
-struct ExportOutcome;
 
 // The session's simulated panes as export panes (panes without a run are left out).
 std::vector<exporting::ExportPane> exportPanesOf(const Session &session);
@@ -37,32 +32,23 @@ render::Palette renderPaletteOf();
 // view's size" means, its window the dialogs' parent.
 void addExportActions(QMenu *menu, Session &session, QWidget *view);
 
-class ExportGifDialog : public QDialog {
+class ExportGifDialog : public BackgroundExportDialog {
     Q_OBJECT
 public:
     ExportGifDialog(Session &session, QWidget *view);
-    ~ExportGifDialog() override;
 
     // The options as set in the dialog (for tests and the worker).
     exporting::GifExportOptions options() const;
     std::vector<exporting::ExportPane> chosenPanes() const;
     QString path() const;
-    bool isRunning() const;
 
     // Starts the export in a worker thread (as the Export button does).
     // Returns false, with the message shown in the dialog, for a bad option.
-    bool start();
-
-public slots:
-    void reject() override; // Cancel: stops a running export, else closes
-
-signals:
-    void finished(bool ok, const QString &message);
+    bool start() override;
 
 private:
     void browse();
     void updateControls();
-    void onFinished(const ExportOutcome &outcome);
 
     Session &session_;
     QWidget *view_;
@@ -79,11 +65,6 @@ private:
     QSpinBox *hold_;
     QSpinBox *titleFrame_;
     QLineEdit *caption_;
-    QLabel *message_;
-    QProgressBar *progress_;
-    QPushButton *exportButton_;
-    QPushButton *cancelButton_;
-    BackgroundExport *worker_;
 };
 
 } // namespace remat::studio

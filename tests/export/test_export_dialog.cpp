@@ -84,7 +84,7 @@ void TestExportDialog::exportsTheWindowsPanes() {
     child<QSpinBox>(dialog, "loops")->setValue(2);
     child<QSpinBox>(dialog, "titleFrame")->setValue(0); // the sampled frames alone
     QCOMPARE(static_cast<int>(dialog.chosenPanes().size()), what == 0 ? 3 : 1);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     QVERIFY(finished.wait(60000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
@@ -129,7 +129,7 @@ void TestExportDialog::cancelLeavesTheFileUntouched() {
     child<QComboBox>(dialog, "sampling")->setCurrentIndex(2); // every op
     child<QSpinBox>(dialog, "width")->setValue(1920);
     child<QDoubleSpinBox>(dialog, "fps")->setValue(50);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     dialog.reject(); // Cancel while running: stops the worker, keeps the dialog
     QVERIFY(finished.wait(60000));
@@ -147,7 +147,7 @@ void TestExportDialog::badPathIsReportedInTheDialog() {
     ExportGifDialog dialog(window.session(), window.centralWidget());
     child<QLineEdit>(dialog, "path")->setText(QStringLiteral("/nonexistent/folder/x.gif"));
     child<QSpinBox>(dialog, "samplingValue")->setValue(4);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);
