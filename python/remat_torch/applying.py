@@ -59,6 +59,9 @@ def apply(model, plan):
     them as lists of module names. `plan`: what remat plan --json printed
     (a dict or a path)."""
     plan = load_plan(plan)
+    if "selective" in plan:
+        from .selective import apply_selective
+        return apply_selective(model, plan)
     segments = [s["modules"] for s in plan["apply"]["segments"]]
     named = dict(model.named_modules())
     for names in segments:
