@@ -12,22 +12,27 @@ namespace remat {
 
 namespace {
 
-// Block g with the node before it (its input, as the reduced model's input)
-// and the block after it (stored), so that replaying it shows everything
-// block g holds and every gradient that reaches it. Inputs from further back
-// become the reduced input.
+// Block g with the node before it (its input) and the block after it
+// (stored), so that replaying it shows everything block g holds and every
+// gradient that reaches it. For g >= 2 the node before is an ordinary node
+// behind a 1-byte stand-in input, so that it is freed where the real one is
+// (after its last read, which block g's own plan decides); inputs from
+// further back read the stand-in, which stays resident as they do.
 struct Neighbourhood {
     Model model = Model::chain(1);
     OpGraph graph;
+    int block = 1;         // block g's group in `graph`
     std::string signature; // equal for blocks whose neighbourhoods are alike
 };
 
 Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
-    std::vector<int> nodes{graph.groups[static_cast<std::size_t>(g - 1)].nodes.back()};
+    std::vector<int> nodes; // original forward indices; -1: the stand-in input
+    if (g >= 2)
+        nodes.push_back(-1);
+    nodes.push_back(graph.groups[static_cast<std::size_t>(g - 1)].nodes.back());
     const auto &own = graph.groups[static_cast<std::size_t>(g)].nodes;
     nodes.insert(nodes.end(), own.begin(), own.end());
-    const bool hasNext = static_cast<std::size_t>(g + 1) < graph.groups.size();
-    if (hasNext) {
+    if (static_cast<std::size_t>(g + 1) < graph.groups.size()) {
         const auto &next = graph.groups[static_cast<std::size_t>(g + 1)].nodes;
         nodes.insert(nodes.end(), next.begin(), next.end());
     }
@@ -37,18 +42,44 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
     std::vector<ForwardSpec> specs(nodes.size());
     std::ostringstream sig;
     Neighbourhood n;
+    n.block = g >= 2 ? 2 : 1;
     n.graph.groupOf.assign(nodes.size(), 0);
     n.graph.ops.assign(nodes.size(), "");
     n.graph.groups.push_back({"", {0}, false});
     for (std::size_t r = 0; r < nodes.size(); ++r) {
         const int i = nodes[r];
-        const NodeId a = model.forwardNode(i), b = model.backwardNode(i);
         ForwardSpec &s = specs[r];
+        if (i < 0) {
+            s.bytes = 1;
+            s.gradBytes = 1;
+            continue;
+        }
+        const NodeId a = model.forwardNode(i), b = model.backwardNode(i);
         s.bytes = model.bytes(a);
         s.gradBytes = model.bytes(b);
         sig << s.bytes << ',' << s.gradBytes << ';';
         if (r == 0)
             continue;
+        const int group = graph.groupOf[static_cast<std::size_t>(i)];
+        const bool before = group != g && group != g + 1; // the node before block g, never re-run here
+        const int reduced = before ? 1 : n.block + (group == g ? 0 : 1);
+        if (static_cast<int>(n.graph.groups.size()) <= reduced)
+            n.graph.groups.push_back({graph.groups[static_cast<std::size_t>(group)].module,
+                                      {},
+                                      !before && graph.groups[static_cast<std::size_t>(group)].selectable});
+        n.graph.groups[static_cast<std::size_t>(reduced)].nodes.push_back(static_cast<int>(r));
+        n.graph.groupOf[r] = reduced;
+        if (before) {
+            // The node before: its costs and internals belong to block g - 1;
+            // when it keeps its own output, gradients of block g - 1 read it
+            // after block g's backward, so the stand-in's gradient does too.
+            s.inputs = {0};
+            s.savesGiven = model.hasStatedSaves();
+            s.savesOutput = model.savesOutput(i);
+            sig << s.savesOutput;
+            sig << "before|";
+            continue;
+        }
         s.savedBytes = model.savedBytes(i);
         s.forwardCost = model.cost(a);
         s.backwardCost = model.cost(b);
@@ -65,14 +96,6 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
             if (model.savesInput(i, p))
                 s.savedInputs.push_back(q);
         }
-        const int group = graph.groupOf[static_cast<std::size_t>(i)];
-        const int reduced = group == g ? 1 : 2;
-        if (static_cast<int>(n.graph.groups.size()) <= reduced)
-            n.graph.groups.push_back({graph.groups[static_cast<std::size_t>(group)].module,
-                                      {},
-                                      graph.groups[static_cast<std::size_t>(group)].selectable});
-        n.graph.groups[static_cast<std::size_t>(reduced)].nodes.push_back(static_cast<int>(r));
-        n.graph.groupOf[r] = reduced;
         n.graph.ops[r] = graph.ops[static_cast<std::size_t>(i)];
         sig << s.savedBytes << ',' << s.forwardCost << ',' << s.backwardCost << ',' << s.forwardWorkspace << ','
             << s.backwardWorkspace << ',' << s.savesOutput << ',' << reduced << ',' << n.graph.ops[r] << ':';
@@ -102,7 +125,7 @@ struct Measured {
 // the block holds after its forward; the most above P while its forward or
 // its backward (re-runs and gradients) runs. Checked against the simulator by
 // the tests: predictedPeakBytes equals its count.
-Measured measure(const Model &m, const OpGraph &graph, const Schedule &s) {
+Measured measure(const Model &m, const OpGraph &graph, int block, const Schedule &s) {
     std::vector<std::uint8_t> resident(static_cast<std::size_t>(m.nodeCount()), 0);
     std::vector<std::uint8_t> saved(static_cast<std::size_t>(m.forwardCount()), 0);
     resident[0] = 1;
@@ -116,7 +139,7 @@ Measured measure(const Model &m, const OpGraph &graph, const Schedule &s) {
         std::int64_t mem = 0;
         if (op.kind == OpKind::Compute) {
             backward = backward || m.isBackward(x);
-            region = graph.groupOf[static_cast<std::size_t>(i)] == 1 ? (backward ? 2 : 1) : 0;
+            region = graph.groupOf[static_cast<std::size_t>(i)] == block ? (backward ? 2 : 1) : 0;
             if (region == 1 && before < 0)
                 before = bytes;
             if (!resident[x]) {
@@ -184,11 +207,12 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
             throw Cancelled();
         const Neighbourhood n = neighbourhood(model, graph, static_cast<int>(g));
         const auto known = done.find(n.signature);
-        const OpGroup &group = n.graph.groups[1];
+        const OpGroup &group = n.graph.groups[static_cast<std::size_t>(n.block)];
         const std::size_t size = group.nodes.size();
         if (g == 1) {
             KeepSet whole(static_cast<std::size_t>(n.model.forwardCount()), 1);
-            inputGradientStep_ = measure(n.model, n.graph, opSchedule(n.model, n.graph, whole, "")).inputGradientStep;
+            inputGradientStep_ =
+                measure(n.model, n.graph, n.block, opSchedule(n.model, n.graph, whole, "")).inputGradientStep;
         }
         if (known == done.end()) {
             // Keep sets tried: the whole block; then the block's output with
@@ -212,7 +236,7 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
             const auto tryKeep = [&](const KeepSet &keep) {
                 if (!keepSetProblem(n.model, n.graph, keep).empty())
                     return;
-                const Measured m = measure(n.model, n.graph, opSchedule(n.model, n.graph, keep, ""));
+                const Measured m = measure(n.model, n.graph, n.block, opSchedule(n.model, n.graph, keep, ""));
                 Option o{m.held, m.local, recomputeCost(n.model, n.graph, keep), {}};
                 for (int i : group.nodes)
                     o.keep.push_back(keep[static_cast<std::size_t>(i)]);

@@ -25,8 +25,8 @@ struct OpModel {
 // earlier op of the block or the block's input; what each op's backward keeps
 // is drawn at random (PyTorch's adds keep nothing, softmax keeps its output,
 // matrix products their inputs), and so are sizes, costs and saved internals.
-// The first op of a block keeps the block's input, as a LayerNorm or a
-// matrix product does.
+// The first op of a block keeps the block's input (a LayerNorm, a matrix
+// product) in even seeds, and may not in odd ones (a copy, an add).
 OpModel randomOpModel(int blocks, int ops, unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> size(1, 6), cost(0, 5), saved(0, 4), workspace(0, 1);
@@ -51,7 +51,7 @@ OpModel randomOpModel(int blocks, int ops, unsigned seed) {
                 s.inputs.push_back(std::uniform_int_distribution<int>(input, i - 2)(rng));
             s.savesGiven = true;
             for (int p : s.inputs)
-                if (k == 0 || coin(rng))
+                if ((k == 0 && seed % 2 == 0) || coin(rng))
                     s.savedInputs.push_back(p);
             s.savesOutput = coin(rng) && coin(rng);
             specs.push_back(s);
@@ -108,7 +108,7 @@ private slots:
     }
 
     void plannerEqualsExhaustiveSearch() {
-        for (unsigned seed = 1; seed <= 24; ++seed) {
+        for (unsigned seed = 1; seed <= 60; ++seed) {
             const OpModel m = randomOpModel(seed % 3 == 0 ? 3 : 2, seed % 2 == 0 ? 4 : 3, seed);
             for (bool blockLevel : {false, true}) {
                 OpPlannerOptions options;
@@ -116,7 +116,8 @@ private slots:
                 const OpPlanner planner(m.model, m.graph, options);
                 QVERIFY(planner.exact());
                 const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
-                QVERIFY(!exhaustiveOpPlan(m.model, m.graph, least - 1, blockLevel));
+                QVERIFY2(!exhaustiveOpPlan(m.model, m.graph, least - 1, blockLevel),
+                         qPrintable(QString("seed %1").arg(seed)));
                 for (std::int64_t budget : budgets(least, most)) {
                     const auto dp = planner.plan(budget);
                     const auto reference = exhaustiveOpPlan(m.model, m.graph, budget, blockLevel);
