@@ -159,6 +159,15 @@ KeepSet closeKeepSet(const Model &model, const OpGraph &graph, KeepSet keep) {
 
 Schedule opSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep, std::string description) {
     checkKeepSet(model, graph, keep);
+    Schedule s;
+    s.strategy = "op-level";
+    s.description = std::move(description);
+    s.ops = insertFrees(model, opComputes(model, graph, keep));
+    s.checkpoints = keptIntoBackward(model, s.ops);
+    return s;
+}
+
+std::vector<Op> opComputes(const Model &model, const OpGraph &graph, const KeepSet &keep) {
     const int f = model.forwardCount();
     std::vector<Op> computes;
     computes.reserve(static_cast<std::size_t>(4 * f));
@@ -186,12 +195,7 @@ Schedule opSchedule(const Model &model, const OpGraph &graph, const KeepSet &kee
                 rerunGroup(graph.groupOf[static_cast<std::size_t>(model.indexOf(r))]);
         computes.push_back(Op::compute(model.backwardNode(i)));
     }
-    Schedule s;
-    s.strategy = "op-level";
-    s.description = std::move(description);
-    s.ops = insertFrees(model, computes);
-    s.checkpoints = keptIntoBackward(model, s.ops);
-    return s;
+    return computes;
 }
 
 double recomputeCost(const Model &model, const OpGraph &graph, const KeepSet &keep) {

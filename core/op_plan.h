@@ -64,6 +64,10 @@ KeepSet closeKeepSet(const Model &model, const OpGraph &graph, KeepSet keep);
 // placed right before the first gradient that unpacks what the block saved.
 Schedule opSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep, std::string description);
 
+// Its compute ops with their record flags, before the frees (no checks: for
+// planners that checked the keep set already).
+std::vector<Op> opComputes(const Model &model, const OpGraph &graph, const KeepSet &keep);
+
 // Forward cost of the re-runs the plan makes.
 double recomputeCost(const Model &model, const OpGraph &graph, const KeepSet &keep);
 

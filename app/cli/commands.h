@@ -67,6 +67,7 @@ struct PlanOptions {
     bool frontier = false;             // the trade-off curve instead of one budget
     std::string samples;               // --frontier: budgets tried
     std::string granularity = "block"; // "op": selective checkpointing of an op-level file
+    std::string timeLimit;             // --granularity op: seconds the exact search may take
     MachineOptions machine;
     Format format = Format::Table;
 };

@@ -187,6 +187,9 @@ int main(int argc, char **argv) {
     planCmd->add_option("--granularity", plan.granularity,
                         "block (default) or op: keep or re-run each tensor of an op-level model "
                         "(remat_torch trace --granularity op), planned exactly");
+    planCmd->add_option("--time-limit", plan.timeLimit,
+                        "--granularity op: seconds the search may take (default 60); beyond, the best plan found, "
+                        "marked not proven optimal");
     planCmd->add_option("--strategy", plan.strategy,
                         "budget (default) or any strategy of simulate, e.g. periodic, revolve (one name)");
     planCmd->add_option("--every", plan.params.every, "periodic: checkpoint every K-th node");

@@ -13,11 +13,24 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace remat::cli {
 
 namespace {
+
+OpPlannerOptions plannerOptions(const PlanOptions &options) {
+    OpPlannerOptions o;
+    if (!options.timeLimit.empty()) {
+        char *end = nullptr;
+        o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);
+        if (end == options.timeLimit.c_str() || *end != '\0' || !(o.timeLimitSeconds > 0) || o.timeLimitSeconds > 86400)
+            throw InvalidArgument("--time-limit must be a number of seconds above 0 (at most 86400), got \"" +
+                                  options.timeLimit + "\"");
+    }
+    return o;
+}
 
 struct Counted {
     std::string label;
@@ -100,9 +113,9 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
     const int samples = options.samples.empty() ? 48 : static_cast<int>(std::stol(options.samples));
     if (samples < 2 || samples > 1000)
         throw InvalidArgument("--samples must be 2 to 1000, got " + options.samples);
-    OpPlannerOptions blockOnly;
+    OpPlannerOptions blockOnly = plannerOptions(options);
     blockOnly.blockLevel = true;
-    const OpPlanner op(model, graph), block(model, graph, blockOnly);
+    const OpPlanner op(model, graph, plannerOptions(options)), block(model, graph, blockOnly);
     const std::int64_t from = op.minimumPeakBytes(), to = op.storeAllPeakBytes();
     const auto named = namedPolicies(model, graph);
     const Summary &storeAll = named.front().summary;
@@ -111,6 +124,8 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
     if (options.format != Format::Json)
         out << "model " << planned.title << ": " << graph.groups.size() - 1 << " groups, " << model.forwardCount() - 1
             << " op nodes\n"
+            << (op.exact() ? "op-level plans exact (gap 0)\n"
+                           : "op-level plans not proven optimal: " + op.inexactReason() + "\n")
             << "budget        op-level re-run     block-level re-run\n";
     for (int k = 0; k < samples; ++k) {
         const std::int64_t budget = from + (to - from) * k / (samples - 1);
@@ -132,6 +147,8 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
                               {"recompute_cost", numberJson(c.recompute)}});
         doc["granularity"] = "op";
         doc["exact"] = op.exact();
+        if (!op.exact())
+            doc["solver"] = op.inexactReason() + " (gap not bounded)";
         doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         doc["curve"] = curve;
         doc["named"] = points;
@@ -160,7 +177,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
         throw InvalidArgument("plan --granularity op needs --budget, e.g. --budget 2GiB, or --frontier");
     const std::int64_t budget = parseBytes(options.budget, "--budget");
     const auto started = std::chrono::steady_clock::now();
-    const OpPlanner planner(model, graph);
+    const OpPlanner planner(model, graph, plannerOptions(options));
     const auto result = planner.plan(budget);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!result)

@@ -1,9 +1,12 @@
 #include "core/planners/op_exact.h"
 
 #include "core/errors.h"
+#include "core/schedule_builder.h"
 #include "core/simulator.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -22,7 +25,7 @@ struct Neighbourhood {
     Model model = Model::chain(1);
     OpGraph graph;
     int block = 1;         // block g's group in `graph`
-    std::string signature; // equal for blocks whose neighbourhoods are alike
+    std::string signature; // equal for neighbourhoods alike but for costs (which change no schedule and no byte)
 };
 
 Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
@@ -97,8 +100,8 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
                 s.savedInputs.push_back(q);
         }
         n.graph.ops[r] = graph.ops[static_cast<std::size_t>(i)];
-        sig << s.savedBytes << ',' << s.forwardCost << ',' << s.backwardCost << ',' << s.forwardWorkspace << ','
-            << s.backwardWorkspace << ',' << s.savesOutput << ',' << reduced << ',' << n.graph.ops[r] << ':';
+        sig << s.savedBytes << ',' << s.forwardWorkspace << ',' << s.backwardWorkspace << ',' << s.savesOutput << ','
+            << reduced << ',' << n.graph.ops[r] << ':';
         for (int q : s.inputs)
             sig << q << (std::find(s.savedInputs.begin(), s.savedInputs.end(), q) != s.savedInputs.end() ? "s" : "")
                 << ' ';
@@ -196,67 +199,147 @@ struct State {
 
 } // namespace
 
+namespace {
+
+// What one keep set of a block does to memory: `mask` over the candidates
+// (all ones and `whole`: the block kept whole, not checkpointed).
+struct Measurement {
+    std::uint64_t mask = 0;
+    bool whole = false;
+    std::int64_t held = 0, local = 0;
+};
+
+struct Measurements {
+    std::vector<int> candidates; // nodes of the neighbourhood whose keeping is searched
+    std::vector<Measurement> all;
+};
+
+// By forward index: whether some gradient reads the node's output.
+std::vector<std::uint8_t> readByGradients(const Model &model) {
+    std::vector<std::uint8_t> read(static_cast<std::size_t>(model.forwardCount()), 0);
+    for (int i = 0; i < model.forwardCount(); ++i)
+        for (NodeId r : model.reads(model.backwardNode(i)))
+            if (!model.isBackward(r))
+                read[static_cast<std::size_t>(model.indexOf(r))] = 1;
+    return read;
+}
+
+Measurements measureAll(const Neighbourhood &n, std::vector<int> candidates, const std::function<bool()> &cancelled) {
+    const OpGroup &group = n.graph.groups[static_cast<std::size_t>(n.block)];
+    const std::vector<std::uint8_t> read = readByGradients(n.model);
+    Measurements out;
+    const auto measureKeep = [&](const KeepSet &keep, std::uint64_t mask, bool whole) {
+        const Schedule s{"op-level", "", insertFrees(n.model, opComputes(n.model, n.graph, keep)), {}};
+        const Measured m = measure(n.model, n.graph, n.block, s);
+        out.all.push_back({mask, whole, m.held, m.local});
+    };
+    measureKeep(KeepSet(static_cast<std::size_t>(n.model.forwardCount()), 1), 0, true);
+    const std::uint64_t masks = group.selectable ? std::uint64_t{1} << candidates.size() : 0;
+    KeepSet keep(static_cast<std::size_t>(n.model.forwardCount()), 1);
+    for (std::uint64_t mask = 0; mask < masks; ++mask) {
+        if ((mask & 0xffff) == 0 && cancelled && cancelled())
+            throw Cancelled();
+        for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k)
+            keep[static_cast<std::size_t>(group.nodes[k])] = 0;
+        for (std::size_t c = 0; c < candidates.size(); ++c)
+            keep[static_cast<std::size_t>(candidates[c])] = (mask >> c) & 1;
+        // Closed keep sets only (op_plan.h): a kept node is read by a
+        // gradient or by the re-run of a consumer.
+        bool closed = true;
+        for (std::size_t c = 0; c < candidates.size() && closed; ++c) {
+            const int j = candidates[c];
+            if (!keep[static_cast<std::size_t>(j)] || read[static_cast<std::size_t>(j)])
+                continue;
+            closed = false;
+            for (int consumer : n.model.consumers(j))
+                closed = closed || !keep[static_cast<std::size_t>(consumer)];
+        }
+        if (closed)
+            measureKeep(keep, mask, false);
+    }
+    out.candidates = std::move(candidates);
+    return out;
+}
+
+} // namespace
+
 OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions options)
     : model_(model), graph_(graph) {
     const std::size_t groups = graph.groups.size();
     options_.resize(groups);
     options_[0].push_back({model.bytes(model.inputNode()), 0, 0, {1}});
-    std::map<std::string, std::vector<Option>> done;
+    std::map<std::string, Measurements> done;
     for (std::size_t g = 1; g < groups; ++g) {
         if (options.cancelled && options.cancelled())
             throw Cancelled();
         const Neighbourhood n = neighbourhood(model, graph, static_cast<int>(g));
-        const auto known = done.find(n.signature);
         const OpGroup &group = n.graph.groups[static_cast<std::size_t>(n.block)];
-        const std::size_t size = group.nodes.size();
         if (g == 1) {
             KeepSet whole(static_cast<std::size_t>(n.model.forwardCount()), 1);
             inputGradientStep_ =
                 measure(n.model, n.graph, n.block, opSchedule(n.model, n.graph, whole, "")).inputGradientStep;
         }
+        // Keep sets tried: the whole block; then the block's output with every
+        // subset of the candidates: every other node, or beyond maxEnumerated
+        // the costliest ones (the rest always re-run).
+        std::vector<int> candidates;
+        if (group.selectable && !options.blockLevel)
+            candidates.assign(group.nodes.begin(), group.nodes.end() - 1);
+        auto known = done.find(n.signature);
         if (known == done.end()) {
-            // Keep sets tried: the whole block; then the block's output with
-            // every subset of the candidates (every other node, the costliest
-            // first; beyond maxEnumerated the rest is always re-run).
-            std::vector<int> candidates(group.nodes.begin(), group.nodes.end() - 1);
-            std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
-                return n.model.cost(n.model.forwardNode(a)) > n.model.cost(n.model.forwardNode(b));
-            });
-            if (!group.selectable || options.blockLevel)
-                candidates.clear();
-            if (static_cast<int>(candidates.size()) > options.maxEnumerated) {
+            // How many nodes fit the time: one replay timed, a quarter of the
+            // limit for this block's 2^m.
+            const auto started = std::chrono::steady_clock::now();
+            for (int k = 0; k < 8; ++k)
+                measure(n.model, n.graph, n.block,
+                        opSchedule(n.model, n.graph, KeepSet(static_cast<std::size_t>(n.model.forwardCount()), 1), ""));
+            const double perReplay =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() / 8 + 1e-9;
+            const int fits =
+                static_cast<int>(std::floor(std::log2(std::max(1.0, options.timeLimitSeconds / 4 / perReplay))));
+            const int searched = std::min({options.maxEnumerated, fits, static_cast<int>(candidates.size())});
+            if (searched < static_cast<int>(candidates.size())) {
+                // The costliest nodes of the first block of this shape; blocks
+                // alike share the choice, and their replays.
+                std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+                    return n.model.cost(n.model.forwardNode(a)) > n.model.cost(n.model.forwardNode(b));
+                });
                 if (exact_)
                     inexactReason_ = "block " + graph.groups[g].module + " has " + std::to_string(candidates.size()) +
-                                     " nodes that could be kept; the " + std::to_string(options.maxEnumerated) +
-                                     " costliest were searched, the rest always re-run";
+                                     " nodes that could be kept; the " + std::to_string(searched) +
+                                     " costliest were searched (" +
+                                     (searched < options.maxEnumerated ? "the time limit" : "the node limit") +
+                                     "), the rest always re-run";
                 exact_ = false;
-                candidates.resize(static_cast<std::size_t>(options.maxEnumerated));
+                candidates.resize(static_cast<std::size_t>(std::max(0, searched)));
             }
-            std::vector<Option> all;
-            const auto tryKeep = [&](const KeepSet &keep) {
-                if (!keepSetProblem(n.model, n.graph, keep).empty())
-                    return;
-                const Measured m = measure(n.model, n.graph, n.block, opSchedule(n.model, n.graph, keep, ""));
-                Option o{m.held, m.local, recomputeCost(n.model, n.graph, keep), {}};
-                for (int i : group.nodes)
-                    o.keep.push_back(keep[static_cast<std::size_t>(i)]);
-                all.push_back(std::move(o));
-            };
-            tryKeep(KeepSet(static_cast<std::size_t>(n.model.forwardCount()), 1));
-            const std::uint64_t masks = group.selectable ? std::uint64_t{1} << candidates.size() : 0;
-            for (std::uint64_t mask = 0; mask < masks; ++mask) {
-                if ((mask & 0xfff) == 0 && options.cancelled && options.cancelled())
-                    throw Cancelled();
-                KeepSet keep(static_cast<std::size_t>(n.model.forwardCount()), 1);
-                for (std::size_t k = 0; k + 1 < size; ++k)
-                    keep[static_cast<std::size_t>(group.nodes[k])] = 0;
-                for (std::size_t c = 0; c < candidates.size(); ++c)
-                    keep[static_cast<std::size_t>(candidates[c])] = (mask >> c) & 1;
-                tryKeep(keep);
-            }
-            done[n.signature] = paretoPrune(std::move(all));
+            known = done.emplace(n.signature, measureAll(n, candidates, options.cancelled)).first;
         }
-        options_[g] = done[n.signature];
+        // This block's costs on the measured keep sets; the Pareto-minimal ones stay.
+        const Measurements &measured = known->second;
+        std::map<std::pair<std::int64_t, std::int64_t>, Option> cheapest;
+        for (const Measurement &m : measured.all) {
+            Option o{m.held, m.local, 0, std::vector<std::uint8_t>(group.nodes.size(), 1)};
+            if (!m.whole) {
+                for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k)
+                    o.keep[k] = 0;
+                for (std::size_t c = 0; c < measured.candidates.size(); ++c)
+                    if ((m.mask >> c) & 1) {
+                        const auto at = std::find(group.nodes.begin(), group.nodes.end(), measured.candidates[c]);
+                        o.keep[static_cast<std::size_t>(at - group.nodes.begin())] = 1;
+                    }
+                for (std::size_t k = 0; k < group.nodes.size(); ++k)
+                    if (!o.keep[k])
+                        o.cost += n.model.cost(n.model.forwardNode(group.nodes[k]));
+            }
+            const auto at = cheapest.find({o.held, o.local});
+            if (at == cheapest.end() || o.cost < at->second.cost)
+                cheapest[{o.held, o.local}] = std::move(o);
+        }
+        std::vector<Option> all;
+        for (auto &entry : cheapest)
+            all.push_back(std::move(entry.second));
+        options_[g] = paretoPrune(std::move(all));
         if (options.progress)
             options.progress(static_cast<double>(g) / static_cast<double>(groups - 1));
     }

@@ -25,7 +25,11 @@
 namespace remat {
 
 struct OpPlannerOptions {
-    int maxEnumerated = 18;  // nodes per block whose keeping is searched (2^18 keep sets)
+    int maxEnumerated = 24; // nodes per block whose keeping is searched (2^24 keep sets at most)
+    // Wall-clock seconds the searches of distinct blocks may take together
+    // (a quarter each, at most): fewer nodes are searched where the estimate
+    // of 2^m replays exceeds it, and the result says it is not exact.
+    double timeLimitSeconds = 60;
     bool blockLevel = false; // only "keep all" and "keep the output" per block: the block-level plans
     std::function<void(double)> progress;
     std::function<bool()> cancelled;

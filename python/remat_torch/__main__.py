@@ -45,6 +45,8 @@ def _parser():
     trace.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     trace.add_argument("--granularity", default="module", choices=["module", "op"],
                        help="module (default): one node per block; op: one node per op inside the blocks")
+    trace.add_argument("--cost", default="time", choices=["time", "flops"],
+                       help="op granularity: node costs in ms (time, default) or GFLOP (flops)")
     trace.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (default: its own)")
     trace.add_argument("-o", "--output", required=True, metavar="FILE", help="model file to write")
     trace.add_argument("--progress", action="store_true", help="say on stderr which step runs")
@@ -85,7 +87,11 @@ def main(argv=None):
             from .tracing import trace, write_model_file
             command = "PYTHONPATH=python python3 -m remat_torch " + shlex.join(argv)
             if args.granularity == "op":
-                from .op_trace import trace_ops as trace
+                from functools import partial
+                from .op_trace import trace_ops
+                trace = partial(trace_ops, cost=args.cost)
+            elif args.cost != "time":
+                raise UsageError("--cost flops applies to --granularity op")
             doc = trace(args.model, parse_shape(args.input), args.dtype, args.device, args.blocks, command,
                         _progress("trace", args.progress))
             write_model_file(doc, args.output)

@@ -35,6 +35,10 @@ from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
 from .steps import backward, run_forward
 
 TIMED_STEPS = 3
+# FLOPs per output element of the ops that are not matrix products (as
+# resources/models/gpt2-block-ops.json counts them); any other op: 1, a view: 0.
+ELEMENT_FLOPS = {"aten::_softmax": 5, "aten::native_layer_norm": 8, "aten::gelu": 8, "aten::tanh": 4,
+                 "aten::_log_softmax": 5}
 
 
 def op_name(func):
@@ -128,7 +132,8 @@ class _Recorder(TorchDispatchMode):
         self.owners = _Owners()
         self.ignored = {storage_key(t) for t in ignored}
         self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input", "bytes": storage_bytes(x),
-                       "inputs": [], "extra": {}, "grad_fns": [], "flops": 0, "requires_grad": False,
+                       "inputs": [], "extra": {}, "grad_fns": [], "flops": 0, "matmul_flops": 0,
+                       "requires_grad": False,
                        "first": storage_key(x)}]
         self.owners.set(x, 0)
         self.pending = None
@@ -158,7 +163,9 @@ class _Recorder(TorchDispatchMode):
             self.nodes.append({"name": f"{module}#{call}:{op_name(func)[6:]}", "module": module, "call": call,
                                "op": op_name(func), "bytes": storage_bytes(fresh[0]), "inputs": inputs,
                                "extra": {storage_key(t): storage_bytes(t) for t in fresh[1:]}, "grad_fns": [],
-                               "flops": flops_of(func, args, out), "requires_grad": False,
+                               "matmul_flops": flops_of(func, args, out),
+                               "flops": flops_of(func, args, out) or ELEMENT_FLOPS.get(op_name(func), 1) * fresh[0].numel(),
+                               "requires_grad": False,
                                "first": storage_key(fresh[0])})
             for t in fresh:
                 self.owners.set(t, index)
@@ -238,8 +245,11 @@ def _drop_dead(nodes):
     return alive
 
 
-def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command="", progress=None):
-    """The op-level model file (a dict) of SPEC on a random batch of `shape`."""
+def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
+    """The op-level model file (a dict) of SPEC on a random batch of `shape`;
+    costs in ms (`cost` "time") or GFLOP ("flops")."""
+    if cost not in ("time", "flops"):
+        raise UsageError(f"--cost {cost!r}: expected time or flops")
     progress = progress or (lambda step, total, text: None)
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
     model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
@@ -279,10 +289,10 @@ def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, shape, dtype, device, blocks, command, nodes, samples)
+    return _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost)
 
 
-def _document(spec, shape, dtype, device, blocks, command, nodes, samples):
+def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost):
     alive = _drop_dead(nodes)
     index = {}
     file_nodes = []
@@ -306,10 +316,11 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples):
             entry["saved_bytes"] = sum(node["saved_extra"].values())
         keys = [(node["module"], node["call"])] + [(node["module"], c) for c in node.get("inplace", [])]
         ms = sum(statistics.median(samples.get(k, [0.0])) for k in keys) * 1000
-        entry["forward_cost"] = round(ms, 4)
-        entry["backward_cost"] = round(2 * ms, 4) if node["requires_grad"] else 0
-        if node["flops"]:
-            entry["flops"] = node["flops"]
+        forward = round(ms, 4) if cost == "time" else round(node["flops"] / 1e9, 6)
+        entry["forward_cost"] = forward
+        entry["backward_cost"] = round(2 * forward, 6) if node["requires_grad"] else 0
+        if node["matmul_flops"]:
+            entry["flops"] = node["matmul_flops"]
         inputs = [p for p in node["inputs"] if alive[p]]
         names = [nodes[p]["name"] for p in inputs]
         entry["saves"] = [nodes[p]["name"] for p in node["saved_inputs"] if alive[p]] + (
@@ -318,8 +329,11 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples):
         file_nodes.append(entry)
     for entry in file_nodes[1:]:
         if not any(e[1] == entry["name"] for e in edges):
-            raise UsageError(f"{spec}: op {entry['name']} reads no traced tensor (a constant made inside the model); "
-                             "op-level tracing cannot place it")
+            # A constant made inside the model (torch.ones for a causal mask):
+            # it reads nothing; the file says it reads the input, which is
+            # always held, so that it has the input edge every node needs.
+            edges.append([file_nodes[0]["name"], entry["name"]])
+            entry["comment"] = "a constant: reads no tensor (its edge from the input only places it)"
     stamp = datetime.date.today().isoformat()
     return {
         "format": "remat-model",
@@ -329,8 +343,11 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples):
                    f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads, {stamp}, blocks {blocks}. "
                    f"Command: {command or '(the Python API)'}. One node per aten op that makes a new tensor; "
                    "bytes are storages; saves and saved_bytes are what autograd's grad_fns keep; forward_cost is "
-                   f"the median of {TIMED_STEPS} timed steps in ms, backward_cost twice that."),
-        "units": {"bytes": "B", "cost": "ms"},
+                   + (f"the median of {TIMED_STEPS} timed steps in ms" if cost == "time" else
+                      "GFLOP: 2mkn per matrix product, per output element 5 for softmax, 8 for LayerNorm and GELU, "
+                      "1 for any other op")
+                   + ", backward_cost twice that."),
+        "units": {"bytes": "B", "cost": "ms" if cost == "time" else "GFLOP"},
         "trace": {"tool": "remat_torch trace", "granularity": "op", "command": command, "model": spec,
                   "input": list(shape), "dtype": dtype, "device": device, "blocks": blocks,
                   "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
