@@ -29,7 +29,7 @@ import torch
 
 from .blocks import _auto_blocks, _pattern_blocks
 from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
-from .counting import _NUMBERS, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
+from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
 from .errors import UsageError
 from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
 from .steps import backward, run_forward
@@ -226,6 +226,38 @@ def _saved(nodes, owners_of_key, ignored):
                         node["saved_extra"][key] = storage_bytes(t)
 
 
+def _backward_measured(nodes, output, spec, ignored):
+    """The recording step's backward under LiveTensors, with a hook after
+    every node's grad_fn: the most it held above what it started with, less
+    the gradients it makes for its node inputs (remat counts those as b_p), is the
+    node's backward workspace (weight gradients before they are added into
+    .grad, the intermediates of a softmax's backward...). remat charges it to
+    the gradient computed first among the node's inputs."""
+    live = LiveTensors(ignore=ignored)
+    state = {"start": 0}
+    handles = []
+
+    def after(index):
+        # What remat counts as made here: the gradients of the node's inputs.
+        made = sum(nodes[p]["bytes"] for p in nodes[index]["inputs"] if nodes[p]["requires_grad"])
+
+        def hook(grad_inputs, grad_outputs):
+            nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
+                                                 live.window_peak - state["start"] - made)
+            state["start"] = live.sample()
+            live.reset_window()
+        return hook
+
+    for index, node in enumerate(nodes):
+        for grad_fn in node["grad_fns"][:1]:
+            handles.append(grad_fn.register_hook(after(index)))
+    with live:
+        live.reset_window()
+        backward(output, spec)
+    for h in handles:
+        h.remove()
+
+
 def _drop_dead(nodes):
     """Nodes no later node reads (an unused output) cannot be in a model
     file: their inputs no longer count them as readers."""
@@ -274,7 +306,7 @@ def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command
         last = max(i for i, n in enumerate(nodes) if n["first"] in out_key)
         nodes = nodes[:last + 1]
         _saved(nodes, recorder.owners.get, recorder.ignored)
-        backward(output, spec)
+        _backward_measured(nodes, output, spec, ignored + [x])
         del output, recorder
 
         progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
@@ -294,6 +326,11 @@ def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command
 
 def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost):
     alive = _drop_dead(nodes)
+    workspace = [0] * len(nodes)
+    for node in nodes:
+        takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
+        if takers and node.get("backward_extra", 0) > 0:
+            workspace[max(takers)] = max(workspace[max(takers)], node["backward_extra"])
     index = {}
     file_nodes = []
     edges = []
@@ -321,6 +358,8 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost)
         entry["backward_cost"] = round(2 * forward, 6) if node["requires_grad"] else 0
         if node["matmul_flops"]:
             entry["flops"] = node["matmul_flops"]
+        if workspace[i]:
+            entry["backward_workspace"] = workspace[i]
         inputs = [p for p in node["inputs"] if alive[p]]
         names = [nodes[p]["name"] for p in inputs]
         entry["saves"] = [nodes[p]["name"] for p in node["saved_inputs"] if alive[p]] + (
