@@ -24,16 +24,6 @@ bool unpacks(const Model &model, int c) {
     return false;
 }
 
-// By forward index: whether some gradient reads the node's output.
-std::vector<std::uint8_t> readByGradients(const Model &model) {
-    std::vector<std::uint8_t> read(static_cast<std::size_t>(model.forwardCount()), 0);
-    for (int i = 0; i < model.forwardCount(); ++i)
-        for (NodeId r : model.reads(model.backwardNode(i)))
-            if (!model.isBackward(r))
-                read[static_cast<std::size_t>(model.indexOf(r))] = 1;
-    return read;
-}
-
 // Whether a kept node j of a checkpointed block is read in the backward pass:
 // by a gradient, or by the re-run of a consumer that is not kept.
 bool readInBackward(const Model &model, const std::vector<std::uint8_t> &readByGradient, const KeepSet &keep, int j) {
@@ -54,6 +44,15 @@ bool isBatchedProduct(const std::string &op) {
 }
 
 } // namespace
+
+std::vector<std::uint8_t> readByGradients(const Model &model) {
+    std::vector<std::uint8_t> read(static_cast<std::size_t>(model.forwardCount()), 0);
+    for (int i = 0; i < model.forwardCount(); ++i)
+        for (NodeId r : model.reads(model.backwardNode(i)))
+            if (!model.isBackward(r))
+                read[static_cast<std::size_t>(model.indexOf(r))] = 1;
+    return read;
+}
 
 bool isMatmulOp(const std::string &op) {
     static const char *const names[] = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "convolution", "conv"};

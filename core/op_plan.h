@@ -81,6 +81,9 @@ KeepSet keepMatmuls(const Model &model, const OpGraph &graph); // PyTorch's SAC 
 // matrix products.
 KeepSet keepAllButAttentionCore(const Model &model, const OpGraph &graph);
 
+// By forward index: whether some gradient reads the node's output.
+std::vector<std::uint8_t> readByGradients(const Model &model);
+
 // Whether an op name is a matrix product or a convolution.
 bool isMatmulOp(const std::string &op);
 

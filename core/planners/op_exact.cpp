@@ -214,16 +214,6 @@ struct Measurements {
     std::vector<Measurement> all;
 };
 
-// By forward index: whether some gradient reads the node's output.
-std::vector<std::uint8_t> readByGradients(const Model &model) {
-    std::vector<std::uint8_t> read(static_cast<std::size_t>(model.forwardCount()), 0);
-    for (int i = 0; i < model.forwardCount(); ++i)
-        for (NodeId r : model.reads(model.backwardNode(i)))
-            if (!model.isBackward(r))
-                read[static_cast<std::size_t>(model.indexOf(r))] = 1;
-    return read;
-}
-
 Measurements measureAll(const Neighbourhood &n, std::vector<int> candidates, const std::function<bool()> &cancelled) {
     const OpGroup &group = n.graph.groups[static_cast<std::size_t>(n.block)];
     const std::vector<std::uint8_t> read = readByGradients(n.model);
