@@ -91,6 +91,9 @@ def describe_plan(plan_path, spec=None):
     """What apply does with a plan, in words, for python3 -m remat_torch apply."""
     from .plans import check_same_model, plan_title
     plan = load_plan(plan_path)
+    if "selective" in plan:
+        from .selective import describe_selective
+        return describe_selective(plan, plan_path, spec)
     lines = []
     trace = plan.get("trace") or {}
     model_text = trace.get("model", "the traced model")

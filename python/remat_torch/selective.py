@@ -201,3 +201,27 @@ def check_selective_plan(plan, where):
     plan = dict(plan)
     plan["_where"] = where
     return plan
+
+
+def describe_selective(plan, plan_path, spec=None):
+    """What apply does with an op-level plan, in words."""
+    trace = plan.get("trace") or {}
+    blocks = plan["selective"]["blocks"]
+    checkpointed = [b for b in blocks if b["checkpointed"]]
+    lines = [f"{plan_path}: op-level plan for {trace.get('model', 'the traced model')} (input "
+             + "x".join(str(d) for d in trace.get("input", [])) + "), "
+             f"predicted peak {plan['selective']['predicted_peak_bytes'] / 2**20:.1f} MiB (store-all "
+             f"{plan['store_all']['peak_bytes'] / 2**20:.1f} MiB); {len(checkpointed)} of {len(blocks)} blocks "
+             f"under a selective checkpoint ({'create_selective_checkpoint_contexts' if selective_runner() is _selective_24 else 'saved-tensor hooks and a dispatch mode'}):"]
+    for block in checkpointed:
+        rerun = [n["node"].split(":", 1)[-1] for n in block["nodes"] if not n["keep"]]
+        lines.append(f"  {block['module']}: keeps {sum(n['keep'] for n in block['nodes'])} tensors, re-runs "
+                     f"{len(rerun)} ops ({', '.join(rerun)})")
+    if spec is not None:
+        from .plans import check_same_model
+        from .spec import build_model
+        check_same_model(plan, spec, None)
+        apply_selective(build_model(spec), plan)
+        lines.append(f"applied to {spec}: all {len(checkpointed)} blocks found")
+    lines.append(f"in a script: import remat_torch; remat_torch.apply(model, {str(plan_path)!r})")
+    return "\n".join(lines)

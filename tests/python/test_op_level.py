@@ -96,6 +96,10 @@ class OpLevelTest(Workdir):
         self.assertEqual(run["recomputations"]["observed"], run["recomputations"]["predicted"])
         self.assertEqual(run["max_grad_diff"], 0.0)
         self.assertGreater(run["observed_peak_bytes"], 0)
+        status, out, err = run_main("apply", "--plan", self.path("plan.json"), "--model", ENCODER)
+        self.assertEqual(status, 0, err)
+        self.assertIn("under a selective checkpoint", out)
+        self.assertIn("blocks found", out)
 
     def test_plan_for_another_model_is_refused(self):
         self.plan_ops("--budget", "1GiB")
