@@ -1,6 +1,7 @@
 // remat plan --granularity op: selective checkpointing of an op-level model
 // file (docs/planners.md, "Op level"): the exact plan for a byte budget, or
 // with --frontier the op-level and block-level curves and the named policies.
+#include "arguments.h"
 #include "commands.h"
 
 #include "core/errors.h"
@@ -110,9 +111,8 @@ void printRow(std::ostream &out, const std::string &label, const Summary &s, dou
 
 void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const OpGraph &graph, std::ostream &out) {
     const Model &model = planned.file.model;
-    const int samples = options.samples.empty() ? 48 : static_cast<int>(std::stol(options.samples));
-    if (samples < 2 || samples > 1000)
-        throw InvalidArgument("--samples must be 2 to 1000, got " + options.samples);
+    const int samples =
+        options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
     OpPlannerOptions blockOnly = plannerOptions(options);
     blockOnly.blockLevel = true;
     const OpPlanner op(model, graph, plannerOptions(options)), block(model, graph, blockOnly);
@@ -168,6 +168,9 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
                               "(python3 -m remat_torch trace --granularity op)");
     if (options.strategy != "budget")
         throw InvalidArgument("--granularity op plans with its own exact planner; --strategy does not apply");
+    if (!(options.machine == MachineOptions{}) || !options.memorySteps.empty())
+        throw InvalidArgument("--granularity op plans re-runs only: --link, --latency, --device-rate, --device-budget, "
+                              "--host-budget and --memory-steps do not apply (give the budget as --budget)");
     const PlanModel planned = planModel(options);
     const Model &model = planned.file.model;
     const OpGraph graph = opGraph(planned.file);

@@ -236,6 +236,15 @@ private slots:
         QVERIFY(planner.inexactReason().find("block0") != std::string::npos);
         const auto plan = planner.plan(planner.storeAllPeakBytes());
         QVERIFY(plan && !plan->exact);
+        // A time limit too short for any search: still a plan (keep all or
+        // re-run all of each block), said to be unproven, at once.
+        OpPlannerOptions hurried;
+        hurried.timeLimitSeconds = 1e-9;
+        const OpPlanner quick(m.model, m.graph, hurried);
+        QVERIFY(!quick.exact());
+        QVERIFY(quick.inexactReason().find("the time limit") != std::string::npos);
+        const auto best = quick.plan(quick.storeAllPeakBytes());
+        QVERIFY(best && best->recomputeCost == 0.0);
     }
 };
 

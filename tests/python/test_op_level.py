@@ -134,6 +134,8 @@ class OpLevelTest(Workdir):
         self.assertIn("--time-limit must be", plan("--model", self.path("ops.json"), "--granularity", "op",
                                                    "--time-limit", "soon", "--budget", "1GiB"))
         self.assertIn("not at op level", plan("--model", self.block_model(), "--granularity", "op", "--budget", "1GiB"))
+        self.assertIn("--samples", plan("--model", self.path("ops.json"), "--granularity", "op", "--frontier",
+                                        "--samples", "many"))
         self.assertIn("--granularity must be block or op", plan("--n", "4", "--granularity", "ops", "--budget", "3"))
 
     def block_model(self):
