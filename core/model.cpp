@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -79,6 +80,9 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
     m.labels_.resize(specs.size());
     m.inputOffset_.resize(m.forwardCount_ + 1);
     bool chain = true;
+    const bool stated = std::any_of(specs.begin(), specs.end(), [](const ForwardSpec &s) { return s.savesGiven; });
+    if (stated)
+        m.savesOutput_.assign(specs.size(), 0);
     std::vector<int> inputOf(specs.size(), -1);
     for (int i = 0; i < m.forwardCount_; ++i) {
         ForwardSpec &s = specs[i];
@@ -92,7 +96,8 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
         requireNonNegative(s.backwardWorkspace, who + ": backward workspace");
         requireNonNegative(s.savedBytes, who + ": saved bytes");
         if (i == 0 && s.savedBytes != 0)
-            throw InvalidArgument(who + ": the input is given, not computed, so it saves nothing (saved bytes must be 0)");
+            throw InvalidArgument(who +
+                                  ": the input is given, not computed, so it saves nothing (saved bytes must be 0)");
         requireCost(s.forwardCost, who + ": forward cost");
         requireCost(s.backwardCost, who + ": backward cost");
         if (i == 0 && !s.inputs.empty())
@@ -110,7 +115,16 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
                 throw InvalidArgument(who + ": input " + std::to_string(in) + " is listed twice");
             inputOf[in] = i;
             m.inputList_.push_back(in);
+            if (stated)
+                m.savesInput_.push_back(!s.savesGiven || std::find(s.savedInputs.begin(), s.savedInputs.end(), in) !=
+                                                             s.savedInputs.end());
         }
+        for (int kept : s.savedInputs)
+            if (kept < 0 || kept >= i || inputOf[kept] != i)
+                throw InvalidArgument(who + ": it keeps node " + std::to_string(kept) +
+                                      " for its backward, which is not one of its inputs");
+        if (stated)
+            m.savesOutput_[i] = s.savesGiven && s.savesOutput && i > 0;
         if (i > 0 && !(s.inputs.size() == 1 && s.inputs[0] == i - 1))
             chain = false;
         m.bytes_[i] = s.bytes;
@@ -141,7 +155,9 @@ Model Model::fromForward(std::vector<ForwardSpec> specs) {
 // Reads follow docs/model.md: a_i reads its inputs; the output gradient b_n
 // reads a_n (the loss); every other b_p reads a_p and the gradients b_c of all
 // consumers c of p (the pre-activation layer needs only its input and the
-// incoming gradient).
+// incoming gradient). With stated saves (op-level traced files) b_p reads a_p
+// only when some consumer keeps it, and reads a_c of every consumer c that
+// keeps its own output (softmax, tanh): what autograd really unpacks there.
 void Model::deriveReads() {
     const int f = forwardCount_;
     consumerOffset_.assign(f + 1, 0);
@@ -158,7 +174,7 @@ void Model::deriveReads() {
 
     readOffset_.assign(nodeCount() + 1, 0);
     readList_.clear();
-    readList_.reserve(inputList_.size() * 2 + f);
+    readList_.reserve(inputList_.size() * 3 + f);
     for (int i = 0; i < f; ++i) {
         readOffset_[i] = static_cast<std::uint32_t>(readList_.size());
         for (int p : inputs(i))
@@ -166,11 +182,27 @@ void Model::deriveReads() {
     }
     for (int i = 0; i < f; ++i) {
         readOffset_[f + i] = static_cast<std::uint32_t>(readList_.size());
-        readList_.push_back(forwardNode(i));
+        bool keptByConsumer = i == f - 1;
+        for (int c : consumers(i))
+            keptByConsumer = keptByConsumer || savesInput(c, i);
+        if (keptByConsumer)
+            readList_.push_back(forwardNode(i));
+        for (int c : consumers(i))
+            if (savesOutput(c))
+                readList_.push_back(forwardNode(c));
         for (int c : consumers(i))
             readList_.push_back(backwardNode(c));
     }
     readOffset_[nodeCount()] = static_cast<std::uint32_t>(readList_.size());
+}
+
+bool Model::savesInput(int c, int p) const {
+    if (savesInput_.empty())
+        return true;
+    for (std::uint32_t k = inputOffset_[c]; k < inputOffset_[c + 1]; ++k)
+        if (inputList_[k] == p)
+            return savesInput_[k] != 0;
+    return false;
 }
 
 std::vector<int> Model::savedReads(NodeId id) const {

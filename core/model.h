@@ -27,6 +27,14 @@ struct ForwardSpec {
     double backwardCost = 2;            // cost of computing b_i
     std::int64_t backwardWorkspace = 0; // transient bytes while computing b_i
     std::vector<int> inputs;            // forward indices this node is computed from
+    // What this node's backward keeps from its forward, as PyTorch's autograd
+    // saves it per op (op-level traced files, docs/model-format.md "saves"):
+    // when `savesGiven`, only the inputs listed in `savedInputs` (forward
+    // indices, each one of `inputs`) and, with `savesOutput`, its own output.
+    // Default: every input and not its output, docs/model.md's rule.
+    bool savesGiven = false;
+    std::vector<int> savedInputs;
+    bool savesOutput = false;
 };
 
 // Parameters of a homogeneous chain (every layer alike).
@@ -97,6 +105,14 @@ public:
     // consumers c of a_p with savedBytes(c) > 0 (empty for forward nodes).
     std::vector<int> savedReads(NodeId id) const;
 
+    // Whether some node states what its backward keeps (ForwardSpec::savesGiven).
+    bool hasStatedSaves() const { return !savesInput_.empty(); }
+    // Whether the backward of consumer `c` keeps its input a_p (always true
+    // without stated saves).
+    bool savesInput(int c, int p) const;
+    // Whether the backward of `c` keeps its own output a_c.
+    bool savesOutput(int c) const { return !savesOutput_.empty() && savesOutput_[static_cast<std::size_t>(c)] != 0; }
+
     // Nodes that must be resident while `id` is computed.
     std::span<const NodeId> reads(NodeId id) const {
         return {readList_.data() + readOffset_[id], readList_.data() + readOffset_[id + 1]};
@@ -122,7 +138,9 @@ private:
     std::vector<std::int64_t> bytes_;
     std::vector<double> cost_;
     std::vector<std::int64_t> workspace_;
-    std::vector<std::int64_t> savedBytes_; // by forward index; empty when no layer saves anything
+    std::vector<std::int64_t> savedBytes_;  // by forward index; empty when no layer saves anything
+    std::vector<std::uint8_t> savesInput_;  // parallel to inputList_; empty: every input is kept
+    std::vector<std::uint8_t> savesOutput_; // by forward index; empty: no node keeps its output
     std::vector<std::uint32_t> readOffset_;
     std::vector<NodeId> readList_;
     std::vector<std::uint32_t> inputOffset_;

@@ -1,10 +1,11 @@
 #include "core/model_io.h"
 
 #include "core/errors.h"
-#include "core/rates.h"
 #include "core/json_file.h"
+#include "core/rates.h"
 #include "core/units.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -18,8 +19,8 @@ using json_file::Reader;
 
 // "module": a qualified module name or an array of them (docs/model-format.md);
 // "chained": a boolean. Sized on the first node that has either.
-void readTracedKeys(const Reader &r, const json &node, const std::string &pointer, std::size_t index,
-                    std::size_t count, ModelFile &out) {
+void readTracedKeys(const Reader &r, const json &node, const std::string &pointer, std::size_t index, std::size_t count,
+                    ModelFile &out) {
     if (node.contains("chained") && !node["chained"].is_boolean())
         r.fail(pointer + "/chained", "expected true or false, got " + Reader::shown(node["chained"]));
     if (!node.contains("module") && !node.contains("chained"))
@@ -48,7 +49,6 @@ void readTracedKeys(const Reader &r, const json &node, const std::string &pointe
         if (name.empty())
             r.fail(pointer + "/module", "expected non-empty module names, got " + Reader::shown(m));
 }
-
 
 double byteUnit(const Reader &r, const json &units) {
     if (!units.contains("bytes"))
@@ -118,7 +118,8 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     if (doc.contains("version") && doc["version"] != 1)
         r.fail("/version", "this remat reads version 1, got " + Reader::shown(doc["version"]));
 
-    ModelFile out{Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}, {}, {}, {}};
+    ModelFile out{
+        Model::chain(1), r.text(doc, "name", "", false), r.text(doc, "source", "", false), {}, {}, {}, {}, {}};
     if (doc.contains("trace")) {
         if (!doc["trace"].is_object())
             r.fail("/trace", "expected an object (what python/remat_torch traced), got " + Reader::shown(doc["trace"]));
@@ -157,7 +158,7 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
             r.fail(p, "expected an object with \"name\" and \"bytes\", got " + Reader::shown(node));
         r.onlyKeys(node, p,
                    {"name", "bytes", "saved_bytes", "forward_cost", "backward_cost", "grad_bytes", "workspace",
-                    "backward_workspace", "comment", "module", "chained", "flops"});
+                    "backward_workspace", "comment", "module", "chained", "flops", "op", "saves"});
         ForwardSpec &s = specs[i];
         s.label = r.text(node, "name", p, true);
         if (s.label.empty())
@@ -177,6 +178,14 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
             r.fail(p + "/saved_bytes", "the input is given, not computed: it saves nothing (expected 0)");
         r.cost(node, "flops", p, 0); // informational: checked, not used
         readTracedKeys(r, node, p, i, nodes.size(), out);
+        if (node.contains("op")) {
+            if (!node["op"].is_string() || node["op"].get<std::string>().empty())
+                r.fail(p + "/op", "expected the name of the op that makes the node, such as \"aten::addmm\", got " +
+                                      Reader::shown(node["op"]));
+            if (out.ops.empty())
+                out.ops.resize(nodes.size());
+            out.ops[i] = node["op"].get<std::string>();
+        }
     }
 
     if (doc.contains("edges")) {
@@ -205,6 +214,34 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     } else {
         for (std::size_t i = 1; i < specs.size(); ++i)
             specs[i].inputs = {static_cast<int>(i) - 1};
+    }
+    // "saves": names among the node's inputs and "output", what its backward keeps.
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (!nodes[i].contains("saves"))
+            continue;
+        const std::string p = "/nodes/" + std::to_string(i) + "/saves";
+        const json &saves = nodes[i]["saves"];
+        const std::string expected = "expected an array of the node's input names and \"output\" (what its backward "
+                                     "keeps), got ";
+        if (!saves.is_array() || i == 0)
+            r.fail(p, i == 0 ? std::string("the input is given, not computed: it keeps nothing")
+                             : expected + Reader::shown(saves));
+        ForwardSpec &s = specs[i];
+        s.savesGiven = true;
+        for (const json &name : saves) {
+            if (!name.is_string())
+                r.fail(p, expected + Reader::shown(saves));
+            const std::string what = name.get<std::string>();
+            if (what == "output") {
+                s.savesOutput = true;
+                continue;
+            }
+            const auto at = index.find(what);
+            if (at == index.end() || std::find(s.inputs.begin(), s.inputs.end(), at->second) == s.inputs.end())
+                r.fail(p,
+                       "\"" + what + "\" is not an input of \"" + s.label + "\"; " + expected + Reader::shown(saves));
+            s.savedInputs.push_back(at->second);
+        }
     }
     // The graph rules of Model::fromForward, checked here to point at the node.
     std::vector<std::uint8_t> feeds(specs.size(), 0);

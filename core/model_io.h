@@ -24,6 +24,10 @@ struct ModelFile {
     // "module". `trace`: the file's "trace" object as JSON text, or "".
     std::vector<std::vector<std::string>> modules;
     std::vector<bool> chained;
+    // Op-level traced files (docs/model-format.md, "op"): by forward index,
+    // the PyTorch op that makes the node ("aten::addmm"), "" where none is
+    // given; empty when no node has an "op".
+    std::vector<std::string> ops;
     std::string trace;
     // "link", "device" and "host" (offloading): what the file says of the
     // machine; resolveMachine(model, spec) turns it into a Machine.

@@ -58,14 +58,16 @@ struct SweepOptions {
 
 struct PlanOptions {
     std::string modelFile;
-    std::string n;      // a chain of n layers instead of a model file
-    ModelOptions model; // the chain's bytes and times
+    std::string n;                   // a chain of n layers instead of a model file
+    ModelOptions model;              // the chain's bytes and times
     std::string strategy = "budget"; // any registered strategy; budget needs --budget
     StrategyOptionTexts params;      // --every, --checkpoints, --slots (--budget is `budget`)
     std::string budget;
     std::string memorySteps;
-    bool frontier = false; // the trade-off curve instead of one budget
-    std::string samples;   // --frontier: budgets tried
+    bool frontier = false;             // the trade-off curve instead of one budget
+    std::string samples;               // --frontier: budgets tried
+    std::string granularity = "block"; // "op": selective checkpointing of an op-level file
+    std::string timeLimit;             // --granularity op: seconds the exact search may take
     MachineOptions machine;
     Format format = Format::Table;
 };
@@ -81,6 +83,8 @@ struct PlanModel {
 PlanModel planModel(const PlanOptions &options);
 // `remat plan --frontier` (app/cli/frontier_command.cpp).
 void runFrontier(const PlanOptions &options, std::ostream &out);
+// `remat plan --granularity op` (app/cli/op_plan_command.cpp).
+void runOpPlan(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
 // Parses them for a model of `layers` layers.

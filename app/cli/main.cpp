@@ -170,7 +170,8 @@ int main(int argc, char **argv) {
                        "  remat measure --backend cuda --strategy store-all,periodic --json");
 
     PlanOptions plan;
-    auto *planCmd = app.add_subcommand("plan", "The least-cost schedule of a model file or a chain within a memory budget");
+    auto *planCmd =
+        app.add_subcommand("plan", "The least-cost schedule of a model file or a chain within a memory budget");
     auto *planModelOption = planCmd->add_option("--model", plan.modelFile, "Model file (docs/model-format.md)");
     auto *planNOption = planCmd->add_option(
         "--n", plan.n, "Instead of --model: a chain of n layers, 1 to 1000000, as simulate's. Example: --n 16");
@@ -183,6 +184,12 @@ int main(int argc, char **argv) {
                       "store-all, periodic, revolve, per-layer checkpointing (and selective recomputation on "
                       "op-level transformer blocks) as points; --csv or --json for the data");
     planCmd->add_option("--samples", plan.samples, "--frontier: budgets tried, 2 to 1000 (default 48)");
+    planCmd->add_option("--granularity", plan.granularity,
+                        "block (default) or op: keep or re-run each tensor of an op-level model "
+                        "(remat_torch trace --granularity op), planned exactly");
+    planCmd->add_option("--time-limit", plan.timeLimit,
+                        "--granularity op: seconds the search may take (default 60); beyond, the best plan found, "
+                        "marked not proven optimal");
     planCmd->add_option("--strategy", plan.strategy,
                         "budget (default) or any strategy of simulate, e.g. periodic, revolve (one name)");
     planCmd->add_option("--every", plan.params.every, "periodic: checkpoint every K-th node");

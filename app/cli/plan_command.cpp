@@ -60,8 +60,8 @@ nlohmann::ordered_json torchPlanJson(const Model &model, const TorchPlan &torch,
             for (const std::string &m : modules[i])
                 names.push_back(m);
         }
-        segments.push_back({{"first", model.label(s.first)}, {"last", model.label(s.last)}, {"nodes", nodes},
-                            {"modules", names}});
+        segments.push_back(
+            {{"first", model.label(s.first)}, {"last", model.label(s.last)}, {"nodes", nodes}, {"modules", names}});
     }
     j["segments"] = segments;
     const Summary summary = Simulator::summarize(model, torch.schedule);
@@ -72,7 +72,8 @@ nlohmann::ordered_json torchPlanJson(const Model &model, const TorchPlan &torch,
         nlohmann::ordered_json names = nlohmann::ordered_json::array();
         for (const std::string &m : modules[i])
             names.push_back(m);
-        evaluations.push_back({{"node", model.label(i)}, {"modules", names}, {"evaluations", torch.forwardEvaluations[i]}});
+        evaluations.push_back(
+            {{"node", model.label(i)}, {"modules", names}, {"evaluations", torch.forwardEvaluations[i]}});
     }
     j["forward_evaluations"] = evaluations;
     return j;
@@ -115,6 +116,10 @@ PlanModel planModel(const PlanOptions &options) {
 }
 
 void runPlan(const PlanOptions &options, std::ostream &out) {
+    if (options.granularity == "op")
+        return runOpPlan(options, out);
+    if (options.granularity != "block")
+        throw InvalidArgument("--granularity must be block or op, got \"" + options.granularity + "\"");
     if (options.frontier)
         return runFrontier(options, out);
     if (!options.samples.empty())
@@ -184,8 +189,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         out << doc.dump(2) << '\n';
         return;
     }
-    out << "model " << planned.title << ": " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
-        << "\n";
+    out << "model " << planned.title << ": " << model.layers() << " layers, "
+        << (model.isChain() ? "a chain" : "a graph with skip connections") << "\n";
     if (params.machine)
         out << machineLine(*params.machine, model) << "\n";
     out << "plan: " << plan.schedule.description << "\n";

@@ -43,6 +43,10 @@ def _parser():
     trace.add_argument("--blocks", default="auto", metavar="auto|PATTERN",
                        help="auto (default), or module-name patterns such as 'layer3.*,layer4.*'")
     trace.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    trace.add_argument("--granularity", default="module", choices=["module", "op"],
+                       help="module (default): one node per block; op: one node per op inside the blocks")
+    trace.add_argument("--cost", default="time", choices=["time", "flops"],
+                       help="op granularity: node costs in ms (time, default) or GFLOP (flops)")
     trace.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (default: its own)")
     trace.add_argument("-o", "--output", required=True, metavar="FILE", help="model file to write")
     trace.add_argument("--progress", action="store_true", help="say on stderr which step runs")
@@ -82,6 +86,12 @@ def main(argv=None):
             from .spec import parse_shape
             from .tracing import trace, write_model_file
             command = "PYTHONPATH=python python3 -m remat_torch " + shlex.join(argv)
+            if args.granularity == "op":
+                from functools import partial
+                from .op_trace import trace_ops
+                trace = partial(trace_ops, cost=args.cost)
+            elif args.cost != "time":
+                raise UsageError("--cost flops applies to --granularity op")
             doc = trace(args.model, parse_shape(args.input), args.dtype, args.device, args.blocks, command,
                         _progress("trace", args.progress))
             write_model_file(doc, args.output)

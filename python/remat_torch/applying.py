@@ -59,6 +59,9 @@ def apply(model, plan):
     them as lists of module names. `plan`: what remat plan --json printed
     (a dict or a path)."""
     plan = load_plan(plan)
+    if "selective" in plan:
+        from .selective import apply_selective
+        return apply_selective(model, plan)
     segments = [s["modules"] for s in plan["apply"]["segments"]]
     named = dict(model.named_modules())
     for names in segments:
@@ -88,6 +91,9 @@ def describe_plan(plan_path, spec=None):
     """What apply does with a plan, in words, for python3 -m remat_torch apply."""
     from .plans import check_same_model, plan_title
     plan = load_plan(plan_path)
+    if "selective" in plan:
+        from .selective import describe_selective
+        return describe_selective(plan, plan_path, spec)
     lines = []
     trace = plan.get("trace") or {}
     model_text = trace.get("model", "the traced model")

@@ -19,6 +19,9 @@ def load_plan(plan):
             raise UsageError(f"{where}: cannot read the plan ({e.strerror})") from None
         except ValueError as e:
             raise UsageError(f"{where}: not JSON ({e}); expected what remat plan --json prints") from None
+    if isinstance(plan, dict) and isinstance(plan.get("selective"), dict) and "plan" in plan:
+        from .selective import check_selective_plan
+        return check_selective_plan(plan, where)
     if not isinstance(plan, dict) or not isinstance(plan.get("apply"), dict) or "plan" not in plan:
         raise UsageError(f"{where}: not the output of remat plan --model FILE --json (no \"apply\" section)")
     applied = plan["apply"]

@@ -87,6 +87,11 @@ def verify(plans, spec=None, shape=None, device="cpu", progress=None):
                          shape if shape is not None else traced_shape)
     spec = spec or traced_spec
     shape = list(shape or traced_shape)
+    if any("selective" in plan for plan in plans):
+        from .op_verify import verify_ops
+        if not all("selective" in plan for plan in plans):
+            raise UsageError("verify takes op-level plans (remat plan --granularity op) or block-level plans, not both")
+        return verify_ops(plans, spec, shape, dtype_name, device, progress)
     dtype, device_value = parse_dtype(dtype_name), parse_device(device)
     nodes = [(e["node"], e["modules"]) for e in plans[0]["apply"]["forward_evaluations"]]
     total = len(plans) + 1
@@ -124,6 +129,9 @@ def _mib(value):
 
 
 def report_text(result):
+    if result.get("granularity") == "op":
+        from .op_verify import report_ops_text
+        return report_ops_text(result)
     lines = [f"{result['model']}, input {shape_text(result['input'])} {result['dtype']} on {result['device']} "
              f"(PyTorch {result['torch']}, {result['threads']} threads); observed: {result['counter']}"]
     header = f"{'plan':<48} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \

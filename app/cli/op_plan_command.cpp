@@ -1,0 +1,252 @@
+// remat plan --granularity op: selective checkpointing of an op-level model
+// file (docs/planners.md, "Op level"): the exact plan for a byte budget, or
+// with --frontier the op-level and block-level curves and the named policies.
+#include "arguments.h"
+#include "commands.h"
+
+#include "core/errors.h"
+#include "core/model_io.h"
+#include "core/op_plan.h"
+#include "core/planners/op_exact.h"
+#include "core/report.h"
+#include "core/simulator.h"
+#include "core/units.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace remat::cli {
+
+namespace {
+
+OpPlannerOptions plannerOptions(const PlanOptions &options) {
+    OpPlannerOptions o;
+    if (!options.timeLimit.empty()) {
+        char *end = nullptr;
+        o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);
+        if (end == options.timeLimit.c_str() || *end != '\0' || !(o.timeLimitSeconds > 0) || o.timeLimitSeconds > 86400)
+            throw InvalidArgument("--time-limit must be a number of seconds above 0 (at most 86400), got \"" +
+                                  options.timeLimit + "\"");
+    }
+    return o;
+}
+
+struct Counted {
+    std::string label;
+    KeepSet keep;
+    Summary summary;
+    double recompute = 0;
+};
+
+Counted count(const Model &model, const OpGraph &graph, std::string label, KeepSet keep) {
+    Counted c{std::move(label), std::move(keep), {}, 0};
+    c.summary = Simulator::summarize(model, opSchedule(model, graph, c.keep, c.label));
+    c.recompute = recomputeCost(model, graph, c.keep);
+    return c;
+}
+
+std::vector<Counted> namedPolicies(const Model &model, const OpGraph &graph) {
+    std::vector<Counted> out;
+    out.push_back(count(model, graph, "store-all", keepEverything(graph)));
+    out.push_back(count(model, graph, "per-block checkpointing", keepBlockOutputs(graph)));
+    out.push_back(
+        count(model, graph, "save matmuls (PyTorch's selective checkpointing recipe)", keepMatmuls(model, graph)));
+    const KeepSet core = keepAllButAttentionCore(model, graph);
+    if (!core.empty())
+        out.push_back(count(model, graph, "selective (attention core, Megatron)", core));
+    return out;
+}
+
+std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", fraction * 100);
+    return buf;
+}
+
+std::string nodeName(const Model &model, int i) {
+    return model.label(i).empty() ? model.name(model.forwardNode(i)) : model.label(i);
+}
+
+// What python3 -m remat_torch apply needs: per block, every node in order
+// with its op and whether it is kept; the re-runs per op kind it must observe.
+nlohmann::ordered_json selectiveJson(const Model &model, const OpGraph &graph, const KeepSet &keep,
+                                     const Summary &summary) {
+    nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
+    std::map<std::string, int> reruns;
+    for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+        const OpGroup &group = graph.groups[g];
+        if (!group.selectable)
+            continue;
+        const bool stored = storesGroup(graph, keep, static_cast<int>(g));
+        nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+        for (int i : group.nodes) {
+            const std::string &op = graph.ops[static_cast<std::size_t>(i)];
+            const bool kept = keep[static_cast<std::size_t>(i)] != 0;
+            nodes.push_back({{"node", nodeName(model, i)}, {"op", op}, {"keep", kept}});
+            if (!stored && !kept)
+                ++reruns[op];
+        }
+        blocks.push_back({{"module", group.module}, {"checkpointed", !stored}, {"nodes", nodes}});
+    }
+    nlohmann::ordered_json j;
+    j["appliable"] = true;
+    j["blocks"] = blocks;
+    j["recomputations"] = reruns;
+    j["predicted_peak_bytes"] = summary.peakBytes;
+    j["predicted_cost"] = numberJson(summary.cost);
+    return j;
+}
+
+void printRow(std::ostream &out, const std::string &label, const Summary &s, double recompute, const Summary &storeAll,
+              const std::string &unit) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-58s %12s %8s  re-run %10s%s (%s)\n", label.c_str(),
+                  formatBytes(s.peakBytes).c_str(),
+                  percent(double(s.peakBytes) / double(storeAll.peakBytes) - 1).c_str(), numberText(recompute).c_str(),
+                  unit.c_str(), percent(storeAll.cost > 0 ? (s.cost - storeAll.cost) / storeAll.cost : 0).c_str());
+    out << line;
+}
+
+void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const OpGraph &graph, std::ostream &out) {
+    const Model &model = planned.file.model;
+    const int samples =
+        options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
+    OpPlannerOptions blockOnly = plannerOptions(options);
+    blockOnly.blockLevel = true;
+    const OpPlanner op(model, graph, plannerOptions(options)), block(model, graph, blockOnly);
+    const std::int64_t from = op.minimumPeakBytes(), to = op.storeAllPeakBytes();
+    const auto named = namedPolicies(model, graph);
+    const Summary &storeAll = named.front().summary;
+    nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+    const std::string unit = model.costUnit().empty() ? "" : " " + model.costUnit();
+    if (options.format != Format::Json)
+        out << "model " << planned.title << ": " << graph.groups.size() - 1 << " groups, " << model.forwardCount() - 1
+            << " op nodes\n"
+            << (op.exact() ? "op-level plans exact (gap 0)\n"
+                           : "op-level plans not proven optimal: " + op.inexactReason() + "\n")
+            << "budget        op-level re-run     block-level re-run\n";
+    for (int k = 0; k < samples; ++k) {
+        const std::int64_t budget = from + (to - from) * k / (samples - 1);
+        const auto o = op.plan(budget), b = block.plan(budget);
+        nlohmann::ordered_json point{{"budget_bytes", budget}};
+        point["op_level_recompute"] = o ? numberJson(o->recomputeCost) : nlohmann::ordered_json();
+        point["block_level_recompute"] = b ? numberJson(b->recomputeCost) : nlohmann::ordered_json();
+        curve.push_back(point);
+        if (options.format != Format::Json)
+            out << formatBytes(budget) << "  " << (o ? numberText(o->recomputeCost) + unit : "-") << "  "
+                << (b ? numberText(b->recomputeCost) + unit : "no block-level plan fits") << "\n";
+    }
+    if (options.format == Format::Json) {
+        nlohmann::ordered_json doc, points = nlohmann::ordered_json::array();
+        for (const Counted &c : named)
+            points.push_back({{"label", c.label},
+                              {"peak_bytes", c.summary.peakBytes},
+                              {"cost", numberJson(c.summary.cost)},
+                              {"recompute_cost", numberJson(c.recompute)}});
+        doc["granularity"] = "op";
+        doc["exact"] = op.exact();
+        if (!op.exact())
+            doc["solver"] = op.inexactReason() + " (gap not bounded)";
+        doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
+        doc["curve"] = curve;
+        doc["named"] = points;
+        out << doc.dump(2) << '\n';
+        return;
+    }
+    out << "\nnamed policies (peak, against store-all; re-run cost, extra compute):\n";
+    for (const Counted &c : named)
+        printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
+}
+
+} // namespace
+
+void runOpPlan(const PlanOptions &options, std::ostream &out) {
+    if (options.modelFile.empty())
+        throw InvalidArgument("--granularity op needs --model FILE, an op-level model "
+                              "(python3 -m remat_torch trace --granularity op)");
+    if (options.strategy != "budget")
+        throw InvalidArgument("--granularity op plans with its own exact planner; --strategy does not apply");
+    if (!(options.machine == MachineOptions{}) || !options.memorySteps.empty())
+        throw InvalidArgument("--granularity op plans re-runs only: --link, --latency, --device-rate, --device-budget, "
+                              "--host-budget and --memory-steps do not apply (give the budget as --budget)");
+    const PlanModel planned = planModel(options);
+    const Model &model = planned.file.model;
+    const OpGraph graph = opGraph(planned.file);
+    if (options.frontier)
+        return runOpFrontier(options, planned, graph, out);
+    if (options.budget.empty())
+        throw InvalidArgument("plan --granularity op needs --budget, e.g. --budget 2GiB, or --frontier");
+    const std::int64_t budget = parseBytes(options.budget, "--budget");
+    const auto started = std::chrono::steady_clock::now();
+    const OpPlanner planner(model, graph, plannerOptions(options));
+    const auto result = planner.plan(budget);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!result)
+        throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
+                              formatBytes(planner.minimumPeakBytes()));
+    const Counted plan = count(model, graph, "op-level plan for " + formatBytes(budget), result->keep);
+    const auto named = namedPolicies(model, graph);
+    const Summary &storeAll = named.front().summary;
+    const std::string unit = model.costUnit().empty() ? "" : " " + model.costUnit();
+    if (options.format == Format::Json) {
+        nlohmann::ordered_json doc;
+        doc["model"] = {{"file", options.modelFile},
+                        {"name", planned.file.name.empty() ? planned.title : planned.file.name},
+                        {"cost_unit", model.costUnit()},
+                        {"nodes", model.forwardCount()}};
+        doc["granularity"] = "op";
+        doc["budget"] = {{"bytes", budget}};
+        doc["plan"] = {{"strategy", "op-level"},
+                       {"peak_bytes", plan.summary.peakBytes},
+                       {"cost", numberJson(plan.summary.cost)},
+                       {"recompute_cost", numberJson(plan.recompute)},
+                       {"exact", result->exact},
+                       {"solver", result->exact ? "exact: every keep set of every block searched (gap 0)"
+                                                : planner.inexactReason() + " (gap not bounded)"},
+                       {"seconds", seconds}};
+        doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
+        nlohmann::ordered_json points = nlohmann::ordered_json::array();
+        for (const Counted &c : named)
+            points.push_back({{"label", c.label},
+                              {"peak_bytes", c.summary.peakBytes},
+                              {"cost", numberJson(c.summary.cost)},
+                              {"recompute_cost", numberJson(c.recompute)}});
+        doc["named"] = points;
+        if (!planned.file.trace.empty())
+            doc["trace"] = nlohmann::ordered_json::parse(planned.file.trace);
+        doc["selective"] = selectiveJson(model, graph, result->keep, plan.summary);
+        out << doc.dump(2) << '\n';
+        return;
+    }
+    out << "model " << planned.title << ": " << model.forwardCount() - 1 << " op nodes in " << graph.groups.size() - 1
+        << " groups\n"
+        << "plan: "
+        << (result->exact ? "exact (every keep set of every block searched, gap 0)"
+                          : "not proven optimal: " + planner.inexactReason())
+        << ", " << numberText(seconds) << " s\n\n";
+    printRow(out, plan.label, plan.summary, plan.recompute, storeAll, unit);
+    for (const Counted &c : named)
+        printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
+    out << "\nre-run before each block's backward:\n";
+    for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+        const OpGroup &group = graph.groups[g];
+        if (!group.selectable)
+            continue;
+        out << "  " << group.module << ": ";
+        if (storesGroup(graph, result->keep, static_cast<int>(g))) {
+            out << "nothing (stored)\n";
+            continue;
+        }
+        bool first = true;
+        for (int i : group.nodes)
+            if (!result->keep[static_cast<std::size_t>(i)]) {
+                out << (first ? "" : ", ") << nodeName(model, i);
+                first = false;
+            }
+        out << "\n";
+    }
+}
+
+} // namespace remat::cli

@@ -1,0 +1,80 @@
+#pragma once
+// The exact op-level planner (docs/planners.md, "Op level"): for a byte
+// budget, which nodes of each block to keep and which to re-run, for the
+// least re-run cost, over every closed keep set of every block.
+//
+// Why a DP and not an MILP: the plans PyTorch can run (op_plan.h) keep a set
+// per block and re-run the rest once before the block's backward. Blocks then
+// interact only through what earlier blocks hold: the memory at any op of
+// block g is P_g + (what g itself holds there), P_g the sum of what blocks
+// before g hold between the passes. So each block's keep sets reduce to three
+// numbers (held, local peak, re-run cost), measured by replaying the block
+// with its neighbours under the simulator's rules, identical blocks once, and
+// a DP over the blocks in order (states: bytes held so far, Pareto in cost)
+// finds the optimum exactly. Enumerating a block's keep sets is 2^m for m
+// nodes; above OpPlannerOptions::maxEnumerated nodes per block the least
+// costly ones are always re-run and the result says it is not exact.
+#include "core/op_plan.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat {
+
+struct OpPlannerOptions {
+    int maxEnumerated = 24; // nodes per block whose keeping is searched (2^24 keep sets at most)
+    // Wall-clock seconds the searches of distinct blocks may take together
+    // (a quarter each, at most): fewer nodes are searched where the estimate
+    // of 2^m replays exceeds it, and the result says it is not exact.
+    double timeLimitSeconds = 60;
+    bool blockLevel = false; // only "keep all" and "keep the output" per block: the block-level plans
+    std::function<void(double)> progress;
+    std::function<bool()> cancelled;
+};
+
+struct OpPlanResult {
+    KeepSet keep;
+    double recomputeCost = 0;
+    std::int64_t predictedPeakBytes = 0; // the DP's; the simulator's count of opSchedule equals it
+    bool exact = true;                   // every keep set of every block was searched
+};
+
+class OpPlanner {
+public:
+    // Throws InvalidArgument when a block's nodes feed beyond the next block
+    // (the DP's decomposition would not hold), Cancelled when asked to stop.
+    OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions options = {});
+    // The least peak any plan reaches.
+    std::int64_t minimumPeakBytes() const;
+    // Store-all's peak (every block kept whole).
+    std::int64_t storeAllPeakBytes() const;
+    // The least re-run cost within `budgetBytes`; nullopt when no plan fits.
+    std::optional<OpPlanResult> plan(std::int64_t budgetBytes) const;
+    bool exact() const { return exact_; }
+    std::string inexactReason() const { return inexactReason_; }
+
+    struct Option {
+        std::int64_t held = 0;  // bytes the block holds between its forward and its backward
+        std::int64_t local = 0; // most bytes above P_g while the block runs (forward or backward)
+        double cost = 0;        // re-run cost
+        KeepSet keep;           // over the block's nodes, in order
+    };
+
+private:
+    const Model &model_;
+    const OpGraph &graph_;
+    std::vector<std::vector<Option>> options_; // per group, Pareto-pruned
+    std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
+    bool exact_ = true;
+    std::string inexactReason_;
+};
+
+// Every combination of closed keep sets, each simulated: the reference the
+// planner is tested against on small graphs. nullopt when none fits.
+std::optional<OpPlanResult> exhaustiveOpPlan(const Model &model, const OpGraph &graph, std::int64_t budgetBytes,
+                                             bool blockLevel = false);
+
+} // namespace remat

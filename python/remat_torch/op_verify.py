@@ -1,0 +1,93 @@
+"""verify with an op-level plan (docs/pytorch.md, "Op level"): one training
+step of the plain model and one with the plan applied, each under LiveTensors
+(the peak) and a dispatch mode counting every op call by kind. The re-runs
+the plan made, per op kind, are the calls the planned step made beyond the
+plain one (the backward is the same in both, so it cancels), set against the
+plan's "recomputations"; the gradients against the plain model's; the peak
+against the plan's prediction."""
+import collections
+
+import torch
+
+from .applying import apply
+from .compat import TorchDispatchMode, storage_bytes
+from .counting import LiveTensors
+from .op_trace import op_name, run_op
+from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
+from .steps import held_before_step, preallocate_gradients, step
+
+
+class OpCounter(TorchDispatchMode):
+    """Calls of every aten op, by name."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls[op_name(func)] += 1
+        return run_op(func, args, kwargs)
+
+
+def _step(spec, shape, dtype, device, plan):
+    model = build_model(spec).to(device=device, dtype=dtype).train()
+    x = make_input(shape, dtype, device)
+    if plan is not None:
+        apply(model, plan)
+    preallocate_gradients(model)
+    torch.manual_seed(3)  # dropout draws the same masks in every run
+    live, counter = LiveTensors(ignore=held_before_step(model, x)), OpCounter()
+    with live, counter:
+        step(model, x, spec)
+    grads = [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
+    return live.peak + storage_bytes(x), counter.calls, grads
+
+
+def verify_ops(plans, spec, shape, dtype_name, device="cpu", progress=None):
+    progress = progress or (lambda step_index, total, text: None)
+    dtype, device_value = parse_dtype(dtype_name), parse_device(device)
+    if device_value.type != "cpu":
+        from .errors import UsageError
+        raise UsageError("verify of an op-level plan runs on the CPU (LiveTensors); --device cpu")
+    total = len(plans) + 1
+    progress(1, total, "plain model (no checkpoints)")
+    peak, plain_calls, reference = _step(spec, shape, dtype, device_value, None)
+    runs = [{"plan": "store-all (the plain model, no checkpoints)", "file": None,
+             "predicted_peak_bytes": plans[0]["store_all"]["peak_bytes"], "observed_peak_bytes": peak,
+             "recomputations": {"predicted": {}, "observed": {}}, "max_grad_diff": 0.0}]
+    for k, plan in enumerate(plans):
+        progress(k + 2, total, plan["plan"].get("strategy", "op-level"))
+        peak, calls, grads = _step(spec, shape, dtype, device_value, plan)
+        predicted = plan["selective"]["recomputations"]
+        kinds = set(predicted) | {n["op"] for b in plan["selective"]["blocks"] for n in b["nodes"]}
+        observed = {kind: calls[kind] - plain_calls[kind] for kind in sorted(kinds)
+                    if calls[kind] != plain_calls[kind] or kind in predicted}
+        worst = max(((g.double() - r.double()).abs().max().item() for g, r in zip(grads, reference)), default=0.0)
+        runs.append({"plan": f"op-level plan for {plan['budget']['bytes']} B" if "budget" in plan else "op-level",
+                     "file": plan["_where"], "predicted_peak_bytes": plan["selective"]["predicted_peak_bytes"],
+                     "observed_peak_bytes": peak,
+                     "recomputations": {"predicted": dict(sorted(predicted.items())), "observed": observed},
+                     "max_grad_diff": worst})
+    return {"model": spec, "input": shape, "dtype": dtype_name, "device": device, "torch": torch.__version__,
+            "threads": torch.get_num_threads(), "granularity": "op",
+            "counter": "LiveTensors: storages made in the step, followed op by op", "runs": runs}
+
+
+def report_ops_text(result):
+    lines = [f"{result['model']}, input {shape_text(result['input'])} {result['dtype']} on {result['device']} "
+             f"(PyTorch {result['torch']}, {result['threads']} threads), op level; observed: {result['counter']}"]
+    header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
+             f"{'re-runs per op':<16} {'max |grad diff|':>15}"
+    lines += [header, "-" * len(header)]
+    for run in result["runs"]:
+        predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
+        reruns = run["recomputations"]
+        same = reruns["predicted"] == {k: v for k, v in reruns["observed"].items() if k in reruns["predicted"] or v}
+        lines.append(f"{run['plan'][:44]:<44} {predicted / 2**20:>11.2f} MiB {observed / 2**20:>11.2f} MiB "
+                     f"{(observed - predicted) / predicted:>+10.1%}  {'equal' if same else 'DIFFER':<16} "
+                     f"{run['max_grad_diff']:>15.3g}")
+        for kind in sorted(set(reruns["predicted"]) | set(reruns["observed"])):
+            p, o = reruns["predicted"].get(kind, 0), reruns["observed"].get(kind, 0)
+            if p or o:
+                lines.append(f"    {kind:<32} planned {p:>4}  observed {o:>4}" + ("" if p == o else "  (DIFFER)"))
+    return "\n".join(lines)

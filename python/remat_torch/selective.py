@@ -1,0 +1,227 @@
+"""remat_torch.apply with an op-level plan (remat plan --granularity op
+--json): each checkpointed block runs under a selective checkpoint that keeps
+exactly the planned tensors and re-runs every other op of the block once,
+right before the block's backward needs what it saved (docs/pytorch.md, "Op
+level").
+
+The plan names each node MODULE#CALL:OP, CALL the index of the op call in the
+block's forward (remat_torch trace --granularity op counts them the same way).
+A kept node's call (and the in-place calls that finish it, like dropout's
+`bernoulli_`) is cached in the forward pass and handed back, not run, when the
+block is re-run.
+
+PyTorch 2.4 and later: torch.utils.checkpoint with
+`create_selective_checkpoint_contexts` and a policy built from the plan
+(MUST_SAVE for the kept calls, PREFER_RECOMPUTE for the rest; early stop off,
+so that every other op is re-run, as remat counts). Older PyTorch (Debian's
+1.13): the same semantics built here on saved_tensors_hooks (what the block
+saves is packed as an index, nothing is held) and a dispatch mode (the cache
+in the forward pass, handing back in the re-run)."""
+import functools
+
+import torch
+import torch.utils.checkpoint
+
+from . import calls
+from .compat import TorchDispatchMode, checkpoint
+from .errors import UsageError
+from .op_trace import is_inplace, numbered, op_name, run_op
+
+
+def _node_call(name):
+    """MODULE#CALL:OP -> CALL."""
+    try:
+        return int(name.split("#", 1)[1].split(":", 1)[0])
+    except (IndexError, ValueError):
+        raise UsageError(f"op-level plan node {name!r} is not named MODULE#CALL:OP "
+                         "(remat_torch trace --granularity op names them so)") from None
+
+
+def kept_calls(block):
+    return {_node_call(n["node"]) for n in block["nodes"] if n["keep"]}
+
+
+def _detached(value):
+    return torch.utils._pytree.tree_map(lambda t: t.detach() if isinstance(t, torch.Tensor) else t, value)
+
+
+_RANDOM = ("bernoulli", "dropout", "uniform", "normal", "rand", "exponential", "geometric", "cauchy", "log_normal")
+
+
+def _consumes_rng(func):
+    name = op_name(func)
+    return any(word in name for word in _RANDOM)
+
+
+class _Cache(TorchDispatchMode):
+    """Forward pass: remembers the outputs of the kept calls (aliases: the
+    in-place calls that finish a kept tensor, like dropout's bernoulli_,
+    show through)."""
+
+    def __init__(self, kept, store):
+        super().__init__()
+        self.kept, self.store = kept, store
+        self.call = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        call = self.call if numbered(func) else -1
+        self.call += call >= 0
+        out = run_op(func, args, kwargs)
+        if call in self.kept:
+            self.store[call] = _detached(out)
+        return out
+
+
+class _HandBack(TorchDispatchMode):
+    """The re-run: kept outputs handed back instead of computed; in-place
+    calls on them skipped (the forward pass applied them already). Random
+    ops skipped so still draw their numbers, on scratch tensors, so that the
+    re-run's other random ops (dropout masks that are not kept) draw exactly
+    what the forward pass drew."""
+
+    def __init__(self, store):
+        super().__init__()
+        self.store = store
+        self.call = 0
+        self.handed = set()  # ids of the tensors handed back
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        call = self.call if numbered(func) else -1
+        self.call += call >= 0
+        kwargs = kwargs or {}
+        if call in self.store:
+            out = self.store.pop(call)
+            if _consumes_rng(func):
+                run_op(func, args, kwargs)
+            for t in torch.utils._pytree.tree_flatten(out)[0]:
+                if isinstance(t, torch.Tensor):
+                    self.handed.add(id(t))
+            return out
+        if is_inplace(func) and args and isinstance(args[0], torch.Tensor) and id(args[0]) in self.handed:
+            if _consumes_rng(func):
+                run_op(func, (torch.empty(args[0].shape, dtype=args[0].dtype, device=args[0].device),) + tuple(args[1:]), kwargs)
+            return args[0]
+        return run_op(func, args, kwargs)
+
+
+def _selective_113(run, args, kwargs, kept):
+    """One call of a block under the selective checkpoint, PyTorch < 2.4."""
+    store = {}
+    rng = torch.get_rng_state()
+    saved = []  # re-run's saved tensors, in pack order; None once unpacked
+    state = {"packs": 0, "rerun": False}
+
+    def rerun():
+        state["rerun"] = True
+        with torch.random.fork_rng(devices=[]):
+            torch.set_rng_state(rng)
+            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(
+                    lambda t: saved.append(t) or len(saved) - 1, lambda i: saved[i]), _HandBack(store):
+                run(*args, **kwargs)
+
+    def pack(t):
+        index = state["packs"]
+        state["packs"] += 1
+        return index
+
+    def unpack(index):
+        if not state["rerun"]:
+            rerun()
+        t = saved[index]
+        saved[index] = None
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack), _Cache(kept, store):
+        return run(*args, **kwargs)
+
+
+def _selective_24(run, args, kwargs, kept):
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    counter = {"forward": 0, "recompute": 0}
+
+    def policy(ctx, op, *a, **k):
+        which = "recompute" if ctx.is_recompute else "forward"
+        if not numbered(op):
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        call = counter[which]
+        counter[which] += 1
+        return CheckpointPolicy.MUST_SAVE if call in kept else CheckpointPolicy.PREFER_RECOMPUTE
+
+    early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
+    context = functools.partial(create_selective_checkpoint_contexts, policy)
+    if early_stop is None:
+        return checkpoint(run, *args, context_fn=context, **kwargs)
+    with early_stop(False):
+        return checkpoint(run, *args, context_fn=context, **kwargs)
+
+
+def selective_runner():
+    """The implementation this PyTorch gets."""
+    if hasattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts"):
+        return _selective_24
+    return _selective_113
+
+
+def apply_selective(model, plan):
+    """Wraps each checkpointed block of an op-level plan; returns their names."""
+    named = dict(model.named_modules())
+    blocks = [b for b in plan["selective"]["blocks"] if b["checkpointed"]]
+    for block in blocks:
+        if block["module"] not in named:
+            traced = plan.get("trace", {}).get("model", "another model")
+            raise UsageError(f"{plan['_where']} checkpoints module {block['module']!r}, which this model does not "
+                             f"have: the plan was made for {traced}")
+        if calls.is_intercepted(named[block["module"]]):
+            raise UsageError(f"module {block['module']!r} is already wrapped (apply a plan once; "
+                             "remat_torch.remove first)")
+    runner = selective_runner()
+    for block in blocks:
+        kept = kept_calls(block)
+        calls.intercept(named[block["module"]],
+                        lambda run, args, kwargs, kept=kept: runner(run, args, kwargs, kept))
+    return [b["module"] for b in blocks]
+
+
+def check_selective_plan(plan, where):
+    """An op-level plan as apply and verify read it; refused with the reason
+    when its kept tensors cannot rebuild the rest (remat plan never writes
+    such a plan; a hand-edited one may)."""
+    blocks = plan["selective"].get("blocks")
+    if not isinstance(blocks, list) or not blocks:
+        raise UsageError(f"{where}: \"selective\" has no list of blocks")
+    for block in blocks:
+        nodes = block.get("nodes") if isinstance(block, dict) else None
+        if not isinstance(nodes, list) or not nodes or not isinstance(block.get("module"), str):
+            raise UsageError(f"{where}: a block of \"selective\" lacks its module or nodes")
+        for node in nodes:
+            _node_call(node.get("node", ""))
+        if block.get("checkpointed") and not nodes[-1].get("keep"):
+            raise UsageError(f"{where}: block {block['module']} re-runs its output {nodes[-1]['node']}, which "
+                             "nothing could rebuild it from (the next block's input must be kept)")
+    plan = dict(plan)
+    plan["_where"] = where
+    return plan
+
+
+def describe_selective(plan, plan_path, spec=None):
+    """What apply does with an op-level plan, in words."""
+    trace = plan.get("trace") or {}
+    blocks = plan["selective"]["blocks"]
+    checkpointed = [b for b in blocks if b["checkpointed"]]
+    lines = [f"{plan_path}: op-level plan for {trace.get('model', 'the traced model')} (input "
+             + "x".join(str(d) for d in trace.get("input", [])) + "), "
+             f"predicted peak {plan['selective']['predicted_peak_bytes'] / 2**20:.1f} MiB (store-all "
+             f"{plan['store_all']['peak_bytes'] / 2**20:.1f} MiB); {len(checkpointed)} of {len(blocks)} blocks "
+             f"under a selective checkpoint ({'create_selective_checkpoint_contexts' if selective_runner() is _selective_24 else 'saved-tensor hooks and a dispatch mode'}):"]
+    for block in checkpointed:
+        rerun = [n["node"].split(":", 1)[-1] for n in block["nodes"] if not n["keep"]]
+        lines.append(f"  {block['module']}: keeps {sum(n['keep'] for n in block['nodes'])} tensors, re-runs "
+                     f"{len(rerun)} ops ({', '.join(rerun)})")
+    if spec is not None:
+        from .plans import check_same_model
+        from .spec import build_model
+        check_same_model(plan, spec, None)
+        apply_selective(build_model(spec), plan)
+        lines.append(f"applied to {spec}: all {len(checkpointed)} blocks found")
+    lines.append(f"in a script: import remat_torch; remat_torch.apply(model, {str(plan_path)!r})")
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""Selective checkpointing at op level (docs/pytorch.md, "Op level"): trace
+--granularity op, remat plan --granularity op, apply and verify; the re-runs
+are counted by this test's own dispatch mode, not by the code under test."""
+import collections
+import json
+import subprocess
+import unittest
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from helpers import Workdir, remat_cli, run_main
+
+import remat_torch
+from remat_torch.op_trace import run_op
+from remat_torch.spec import build_model, make_input
+from remat_torch.steps import preallocate_gradients, step
+
+ENCODER = "torch:transformer-encoder:d_model=32,nhead=4,layers=2,dim_feedforward=64"
+SHAPE = "2x8x32"
+
+
+class Calls(TorchDispatchMode):
+    """Every aten call by name. (run_op only runs the op: it turns the Python
+    numbers 1.13's autograd hands to modes back into tensors.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.count = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count["aten::" + func.overloadpacket.__name__] += 1
+        return run_op(func, args, kwargs)
+
+
+def one_step(plan=None):
+    model = build_model(ENCODER).train()
+    x = make_input([2, 8, 32], torch.float32, "cpu")
+    if plan is not None:
+        remat_torch.apply(model, plan)
+    preallocate_gradients(model)
+    torch.manual_seed(3)
+    calls = Calls()
+    with calls:
+        step(model, x, ENCODER)
+    return calls.count, [p.grad.clone() for p in model.parameters()]
+
+
+class OpLevelTest(Workdir):
+    def setUp(self):
+        super().setUp()
+        status, _, err = run_main("trace", "--granularity", "op", "--model", ENCODER, "--input", SHAPE,
+                                  "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        with open(self.path("ops.json")) as f:
+            self.model = json.load(f)
+
+    def plan_ops(self, *options):
+        return self.plan("ops.json", "plan.json", "--granularity", "op", "--time-limit", "1", *options)
+
+    def test_trace_has_ops_saves_and_blocks(self):
+        nodes = self.model["nodes"][1:]
+        self.assertTrue(all("op" in n and "saves" in n for n in nodes))
+        self.assertEqual({n.get("module") for n in nodes}, {"layers.0", "layers.1"})
+        kinds = {n["op"] for n in nodes}
+        for kind in ("aten::bmm", "aten::_softmax", "aten::native_layer_norm", "aten::addmm"):
+            self.assertIn(kind, kinds)
+        softmax = next(n for n in nodes if n["op"] == "aten::_softmax")
+        self.assertEqual(softmax["saves"], ["output"])  # what autograd keeps: its result
+        norm = next(n for n in nodes if n["op"] == "aten::native_layer_norm")
+        self.assertEqual(norm["saved_bytes"], 2 * 2 * 8 * 4)  # mean and rstd, fp32, per token
+
+    def test_apply_reruns_exactly_the_planned_ops(self):
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                   "--frontier", "--samples", "3", "--time-limit", "1", "--json"], capture_output=True, text=True)
+        self.assertEqual(frontier.returncode, 0, frontier.stderr)
+        curve = json.loads(frontier.stdout)["curve"]
+        middle = curve[1]["budget_bytes"]
+        plain_calls, plain_grads = one_step()
+        for budget in (str(middle), str(curve[0]["budget_bytes"])):
+            plan = self.plan_ops("--budget", budget)
+            planned = plan["selective"]["recomputations"]
+            self.assertTrue(planned)
+            calls, grads = one_step(self.path("plan.json"))
+            kinds = {n["op"] for b in plan["selective"]["blocks"] for n in b["nodes"]}
+            observed = {k: calls[k] - plain_calls[k] for k in kinds if calls[k] != plain_calls[k]}
+            self.assertEqual(observed, planned)
+            for g, r in zip(grads, plain_grads):
+                self.assertTrue(torch.equal(g, r))  # bit for bit
+
+    def test_verify_reports_reruns_gradients_and_peak(self):
+        self.plan_ops("--budget", str(self.plan_ops("--budget", "1GiB")["named"][2]["peak_bytes"]))
+        status, out, err = run_main("verify", "--plan", self.path("plan.json"), "--json")
+        self.assertEqual(status, 0, err)
+        run = json.loads(out)["runs"][1]
+        self.assertEqual(run["recomputations"]["observed"], run["recomputations"]["predicted"])
+        self.assertEqual(run["max_grad_diff"], 0.0)
+        self.assertGreater(run["observed_peak_bytes"], 0)
+        status, out, err = run_main("apply", "--plan", self.path("plan.json"), "--model", ENCODER)
+        self.assertEqual(status, 0, err)
+        self.assertIn("under a selective checkpoint", out)
+        self.assertIn("blocks found", out)
+
+    def test_plan_for_another_model_is_refused(self):
+        self.plan_ops("--budget", "1GiB")
+        status, _, err = run_main("verify", "--plan", self.path("plan.json"), "--model",
+                                  "torch:transformer-encoder:d_model=32,nhead=4,layers=3")
+        self.assertEqual(status, 2, err)
+        self.assertIn("was planned for", err)
+        plan = json.load(open(self.path("plan.json")))
+        for block in plan["selective"]["blocks"]:
+            block["checkpointed"] = True
+            block["module"] = block["module"].replace("layers", "blocks")
+        json.dump(plan, open(self.path("other.json"), "w"))
+        with self.assertRaisesRegex(remat_torch.UsageError, "does not have: the plan was made for"):
+            remat_torch.apply(build_model(ENCODER), self.path("other.json"))
+
+    def test_plan_whose_kept_tensors_cannot_rebuild_the_rest_is_refused(self):
+        plan = self.plan_ops("--budget", str(self.plan_ops("--budget", "1GiB")["named"][1]["peak_bytes"]))
+        block = next(b for b in plan["selective"]["blocks"] if b["checkpointed"])
+        block["nodes"][-1]["keep"] = False
+        json.dump(plan, open(self.path("broken.json"), "w"))
+        status, _, err = run_main("apply", "--plan", self.path("broken.json"))
+        self.assertOneLineError(status, err, "re-runs its output", "nothing could rebuild it")
+
+    def test_cli_bad_inputs_are_one_line_exit_2(self):
+        def plan(*options):
+            r = subprocess.run([remat_cli(), "plan", *options], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            return r.stderr
+        self.assertIn("below the least peak", plan("--model", self.path("ops.json"), "--granularity", "op",
+                                                  "--time-limit", "1", "--budget", "1KiB"))
+        self.assertIn("--time-limit must be", plan("--model", self.path("ops.json"), "--granularity", "op",
+                                                   "--time-limit", "soon", "--budget", "1GiB"))
+        self.assertIn("not at op level", plan("--model", self.block_model(), "--granularity", "op", "--budget", "1GiB"))
+        self.assertIn("--samples", plan("--model", self.path("ops.json"), "--granularity", "op", "--frontier",
+                                        "--samples", "many"))
+        self.assertIn("--granularity must be block or op", plan("--n", "4", "--granularity", "ops", "--budget", "3"))
+
+    def block_model(self):
+        status, _, err = run_main("trace", "--model", ENCODER, "--input", SHAPE, "-o", self.path("blocks.json"))
+        self.assertEqual(status, 0, err)
+        return self.path("blocks.json")
+
+
+if __name__ == "__main__":
+    unittest.main()
