@@ -97,8 +97,7 @@ private slots:
         QTest::newRow("latency without a link") << QStringList{"--latency", "10us"} << "--link";
         QTest::newRow("bad link") << QStringList{"--strategy", "offload-all", "--link", "fast"} << "--link";
         QTest::newRow("offload-budget without a budget")
-            << QStringList{"--strategy", "offload-budget", "--link", "16GB/s", "--device-rate", "1TFLOP/s"}
-            << "budget";
+            << QStringList{"--strategy", "offload-budget", "--link", "16GB/s", "--device-rate", "1TFLOP/s"} << "budget";
     }
 
     // Offloading: without --link offload-all runs on an instant link (memory
@@ -123,10 +122,23 @@ private slots:
     // With a link and a rate, offload-budget plans for --device-budget and the
     // table shows host peaks and the predicted makespan.
     void offloadBudgetOnALink() {
-        const QStringList args{"--n",      "12",           "--width",         "16",   "--batch",
-                               "4",        "--repeat",     "1",               "--link", "4MB/s",
-                               "--device-rate", "10MFLOP/s", "--device-budget", "2000B", "--strategy",
-                               "store-all,offload-all,offload-budget", "--verify"};
+        const QStringList args{"--n",
+                               "12",
+                               "--width",
+                               "16",
+                               "--batch",
+                               "4",
+                               "--repeat",
+                               "1",
+                               "--link",
+                               "4MB/s",
+                               "--device-rate",
+                               "10MFLOP/s",
+                               "--device-budget",
+                               "2000B",
+                               "--strategy",
+                               "store-all,offload-all,offload-budget",
+                               "--verify"};
         const Run table = remat(args);
         QVERIFY2(table.exitCode == 0, table.err.constData());
         QVERIFY2(table.out.contains("measured host peak") && table.out.contains("predicted makespan"),
@@ -142,12 +154,14 @@ private slots:
     // --threads: the JSON and the device line say how many; the gradients
     // (per tensor L2 norm and sum) are the same on 1 and 3 threads, to the bit.
     void threadsGiveTheSameGradients() {
-        const QStringList shape{"--network", "transformer", "--layers", "2", "--hidden", "24", "--heads",
-                                "3",         "--seq",         "7", "--batch", "3", "--repeat", "1", "--verify", "--json"};
-        const Run one = remat(shape + QStringList{"--threads", "1"}), three = remat(shape + QStringList{"--threads", "3"});
+        const QStringList shape{"--network", "transformer", "--layers", "2", "--hidden", "24", "--heads",  "3",
+                                "--seq",     "7",           "--batch",  "3", "--repeat", "1",  "--verify", "--json"};
+        const Run one = remat(shape + QStringList{"--threads", "1"}),
+                  three = remat(shape + QStringList{"--threads", "3"});
         QVERIFY2(one.exitCode == 0, one.err.constData());
         QVERIFY2(three.exitCode == 0, three.err.constData());
-        const QJsonObject a = QJsonDocument::fromJson(one.out).object(), b = QJsonDocument::fromJson(three.out).object();
+        const QJsonObject a = QJsonDocument::fromJson(one.out).object(),
+                          b = QJsonDocument::fromJson(three.out).object();
         QCOMPARE(a["threads"].toInt(), 1);
         QCOMPARE(b["threads"].toInt(), 3);
         QVERIFY2(b["device"].toString().contains("3 threads"), qPrintable(b["device"].toString()));
@@ -200,6 +214,34 @@ private slots:
             QVERIFY2(s["measured_peak_bytes"].toInteger() == s["predicted_peak_bytes"].toInteger(), qPrintable(name));
             QVERIFY2(s["gradients_bitwise_equal_to_store_all"].toBool(), qPrintable(name));
         }
+    }
+
+    // dtr within a budget below store-all's: it evicts and recomputes, the
+    // measured peak is the predicted one within the budget, the gradients
+    // are store-all's bit for bit (mlp, and the transformer's saved internals).
+    void dtrRunsWithinItsBudget_data() {
+        QTest::addColumn<QStringList>("network");
+        QTest::addColumn<qint64>("budget");
+        QTest::newRow("mlp") << QStringList{"--n", "8", "--width", "16", "--batch", "4"} << qint64(2048);
+        QTest::newRow("transformer") << QStringList{"--network", "transformer", "--layers", "3", "--hidden", "16",
+                                                    "--heads",   "2",           "--seq",    "6", "--batch",  "2"}
+                                     << qint64(16384);
+    }
+    void dtrRunsWithinItsBudget() {
+        QFETCH(QStringList, network);
+        QFETCH(qint64, budget);
+        const Run r = remat(network + QStringList{"--strategy", "store-all,dtr", "--budget", QString("%1B").arg(budget),
+                                                  "--repeat", "1", "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray rows = QJsonDocument::fromJson(r.out).object()["strategies"].toArray();
+        QCOMPARE(rows.size(), 2);
+        const QJsonObject storeAll = rows[0].toObject(), dtr = rows[1].toObject();
+        QCOMPARE(dtr["strategy"].toString(), QString("dtr"));
+        QCOMPARE(dtr["measured_peak_bytes"].toInteger(), dtr["predicted_peak_bytes"].toInteger());
+        QVERIFY(dtr["measured_peak_bytes"].toInteger() <= budget);
+        QVERIFY(storeAll["measured_peak_bytes"].toInteger() > budget);
+        QVERIFY(dtr["forward_evaluations"].toInteger() > storeAll["forward_evaluations"].toInteger());
+        QVERIFY(dtr["gradients_bitwise_equal_to_store_all"].toBool());
     }
 
     void perLayerCheckpointingHoldsLayerInputs() {
