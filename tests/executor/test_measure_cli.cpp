@@ -97,7 +97,8 @@ private slots:
         QTest::newRow("latency without a link") << QStringList{"--latency", "10us"} << "--link";
         QTest::newRow("bad link") << QStringList{"--strategy", "offload-all", "--link", "fast"} << "--link";
         QTest::newRow("offload-budget without a budget")
-            << QStringList{"--strategy", "offload-budget", "--link", "16GB/s", "--device-rate", "1TFLOP/s"} << "budget";
+            << QStringList{"--strategy", "offload-budget", "--link", "16GB/s", "--device-rate", "1TFLOP/s"}
+            << "budget";
     }
 
     // Offloading: without --link offload-all runs on an instant link (memory
@@ -122,23 +123,10 @@ private slots:
     // With a link and a rate, offload-budget plans for --device-budget and the
     // table shows host peaks and the predicted makespan.
     void offloadBudgetOnALink() {
-        const QStringList args{"--n",
-                               "12",
-                               "--width",
-                               "16",
-                               "--batch",
-                               "4",
-                               "--repeat",
-                               "1",
-                               "--link",
-                               "4MB/s",
-                               "--device-rate",
-                               "10MFLOP/s",
-                               "--device-budget",
-                               "2000B",
-                               "--strategy",
-                               "store-all,offload-all,offload-budget",
-                               "--verify"};
+        const QStringList args{"--n",      "12",           "--width",         "16",   "--batch",
+                               "4",        "--repeat",     "1",               "--link", "4MB/s",
+                               "--device-rate", "10MFLOP/s", "--device-budget", "2000B", "--strategy",
+                               "store-all,offload-all,offload-budget", "--verify"};
         const Run table = remat(args);
         QVERIFY2(table.exitCode == 0, table.err.constData());
         QVERIFY2(table.out.contains("measured host peak") && table.out.contains("predicted makespan"),
@@ -154,14 +142,12 @@ private slots:
     // --threads: the JSON and the device line say how many; the gradients
     // (per tensor L2 norm and sum) are the same on 1 and 3 threads, to the bit.
     void threadsGiveTheSameGradients() {
-        const QStringList shape{"--network", "transformer", "--layers", "2", "--hidden", "24", "--heads",  "3",
-                                "--seq",     "7",           "--batch",  "3", "--repeat", "1",  "--verify", "--json"};
-        const Run one = remat(shape + QStringList{"--threads", "1"}),
-                  three = remat(shape + QStringList{"--threads", "3"});
+        const QStringList shape{"--network", "transformer", "--layers", "2", "--hidden", "24", "--heads",
+                                "3",         "--seq",         "7", "--batch", "3", "--repeat", "1", "--verify", "--json"};
+        const Run one = remat(shape + QStringList{"--threads", "1"}), three = remat(shape + QStringList{"--threads", "3"});
         QVERIFY2(one.exitCode == 0, one.err.constData());
         QVERIFY2(three.exitCode == 0, three.err.constData());
-        const QJsonObject a = QJsonDocument::fromJson(one.out).object(),
-                          b = QJsonDocument::fromJson(three.out).object();
+        const QJsonObject a = QJsonDocument::fromJson(one.out).object(), b = QJsonDocument::fromJson(three.out).object();
         QCOMPARE(a["threads"].toInt(), 1);
         QCOMPARE(b["threads"].toInt(), 3);
         QVERIFY2(b["device"].toString().contains("3 threads"), qPrintable(b["device"].toString()));
@@ -224,7 +210,7 @@ private slots:
         QTest::addColumn<qint64>("budget");
         QTest::newRow("mlp") << QStringList{"--n", "8", "--width", "16", "--batch", "4"} << qint64(2048);
         QTest::newRow("transformer") << QStringList{"--network", "transformer", "--layers", "3", "--hidden", "16",
-                                                    "--heads",   "2",           "--seq",    "6", "--batch",  "2"}
+                                                   "--heads", "2", "--seq", "6", "--batch", "2"}
                                      << qint64(16384);
     }
     void dtrRunsWithinItsBudget() {
