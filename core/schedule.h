@@ -51,6 +51,7 @@ struct RuntimeEvent {
     // the heuristic h = cost / (size x idle) (idle = 1 for h = c/m).
     std::int64_t heldNodes = 0;
     std::int64_t heldBytes = 0;
+    bool countsNodes = false; // the budget counts nodes: `size` is 1 node, not bytes
     double cost = 0;          // recompute cost counted: its own, plus its evicted neighbourhood for h_DTR
     std::int64_t size = 0;    // what freeing it gives back (bytes, or 1 node)
     std::int64_t idleOps = 0; // computes since it was last used
@@ -72,6 +73,10 @@ struct Schedule {
     // dtr only: its evictions and rematerializations, by increasing op.
     std::vector<RuntimeEvent> events;
 };
+
+// The event Schedule::events records for op `op`, or nullptr (a binary
+// search: events are sorted by op).
+const RuntimeEvent *eventAt(const Schedule &schedule, std::int64_t op);
 
 // "compute a_3", "record a_3", "free b_7", "free s_3", "offload a_3", "prefetch a_3".
 std::string describe(const Model &model, Op op);

@@ -1,6 +1,7 @@
 #include "app/export/timeline_picture.h"
 
 #include "app/export/title_card.h"
+#include "app/render/runtime_narration.h"
 #include "app/render/stream_narration.h"
 #include "core/errors.h"
 #include "core/rates.h"
@@ -185,8 +186,11 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
         const QString doing = stall ? QStringLiteral("stalled before %1")
                                           .arg(QString::fromStdString(describe(model, timeline.op(stall->step))))
                                     : QString::fromStdString(describe(model, timeline.op(step)));
+        // What the runtime decided for this op (dtr) in place of the sizes: that is the news.
+        const std::string decided = render::runtimeStatus(timeline, step);
         status = QStringLiteral("op %1/%2 \u00B7 %3").arg(step + 1).arg(timeline.steps()).arg(doing) +
-                 (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) + held;
+                 (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) +
+                 (decided.empty() ? held : QString::fromStdString(decided));
     }
     painter.setPen(palette.mutedText);
     QStringList lines = status.split('\n');
@@ -237,8 +241,8 @@ void TimelinePicture::paintTitle(QImage &image) {
                                QString::fromStdString(formatSize(pane.summary.peakHostBytes, nodes)),
                                QString::fromStdString(formatSeconds(pane.summary.makespanSeconds)),
                                QString::fromStdString(formatSeconds(pane.summary.stallSeconds)));
-        card.rows.push_back({options_.palette.paneColour(paneColourIndex(i)),
-                             QStringLiteral("%1 \u2014 %2").arg(pane.title, figures)});
+        card.rows.push_back(
+            {options_.palette.paneColour(paneColourIndex(i)), QStringLiteral("%1 \u2014 %2").arg(pane.title, figures)});
     }
     // Timed panes without a description: the machine they are timed on.
     if (card.description.isEmpty() && offload_)

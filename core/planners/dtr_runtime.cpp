@@ -375,6 +375,7 @@ private:
             e.node = m_.forwardNode(best.layer);
             e.heldNodes = heldNodes_;
             e.heldBytes = heldBytes_;
+            e.countsNodes = budget_.nodes;
             e.cost = best.cost;
             e.size = best.size;
             e.idleOps = best.idle;
