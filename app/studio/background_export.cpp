@@ -5,8 +5,7 @@
 
 namespace remat::studio {
 
-BackgroundExport::BackgroundExport(QObject *parent)
-    : QObject(parent), progress_(std::make_shared<ExportProgress>()) {
+BackgroundExport::BackgroundExport(QObject *parent) : QObject(parent), progress_(std::make_shared<ExportProgress>()) {
     connect(&watcher_, &QFutureWatcher<ExportOutcome>::finished, this, [this] {
         emit progressed(done(), total());
         emit finished(watcher_.result());

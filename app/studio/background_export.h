@@ -3,6 +3,8 @@
 // timeline GIF, a lesson's GIFs) run theirs: the worker counts frames into an
 // ExportProgress and asks it whether to stop; the GUI thread polls the count
 // every 50 ms (`progressed`) and gets the outcome once (`finished`).
+#include "core/errors.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
@@ -24,6 +26,18 @@ struct ExportOutcome {
     bool cancelled = false;
     QString message;
 };
+
+// The outcome of `write`, which returns what it wrote in words: Cancelled
+// gives `cancelled()`'s words, any other error its own.
+template <class Write, class CancelledText> ExportOutcome exportOutcome(Write &&write, CancelledText &&cancelled) {
+    try {
+        return {true, false, write()};
+    } catch (const Cancelled &) {
+        return {false, true, cancelled()};
+    } catch (const std::exception &e) {
+        return {false, false, QString::fromUtf8(e.what())};
+    }
+}
 
 class BackgroundExport : public QObject {
     Q_OBJECT

@@ -1,16 +1,14 @@
 #include "app/studio/export_dialog.h"
 
-#include "app/studio/background_export.h"
-
 #include "app/export/export_files.h"
-#include "app/studio/main_window.h"
+#include "app/studio/player.h"
+#include "app/studio/session.h"
 #include "core/errors.h"
 #include "core/units.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -19,12 +17,9 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
-#include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace remat::studio {
 
@@ -34,10 +29,10 @@ using exporting::GifExportOptions;
 using exporting::TimelineGifExport;
 using exporting::TimelinePicture;
 
-std::vector<ExportPane> exportPanesOf(const MainWindow &window) {
+std::vector<ExportPane> exportPanesOf(const Session &session) {
     std::vector<ExportPane> panes;
-    for (int i = 0; i < window.paneCount(); ++i) {
-        const std::shared_ptr<const PaneRun> &run = window.run(i);
+    for (int i = 0; i < session.paneCount(); ++i) {
+        const std::shared_ptr<const PaneRun> &run = session.run(i);
         if (!run || !run->timeline)
             continue;
         panes.push_back(exporting::makeExportPane(run->strategy, run->summary, run->costOverhead, run->timeline));
@@ -46,86 +41,87 @@ std::vector<ExportPane> exportPanesOf(const MainWindow &window) {
     return panes;
 }
 
-render::Palette renderPaletteOf(const MainWindow &) {
+render::Palette renderPaletteOf() {
     return render::Palette::forDarkMode(QApplication::palette().color(QPalette::Window).lightness() < 128);
 }
 
 namespace {
 
-QSize viewSizeOf(const MainWindow &window) {
-    const QSize s = window.centralWidget() ? window.centralWidget()->size() : window.size();
+QSize viewSizeOf(const QWidget *view) {
+    const QSize s = view->size();
     return {std::clamp(s.width(), 160, 4096), std::clamp(s.height(), 90, 4096)};
 }
 
 // Runs `write` and reports the outcome in the status bar or a message box.
 template <class F>
-void saveWith(MainWindow &window, const QString &title, const QString &filter, const QString &suffix, F &&write) {
-    const std::vector<ExportPane> panes = exportPanesOf(window);
+void saveWith(Session &session, QWidget *parent, const QString &title, const QString &filter, const QString &suffix,
+              F &&write) {
+    const std::vector<ExportPane> panes = exportPanesOf(session);
     if (panes.empty()) {
-        QMessageBox::information(&window, title, QObject::tr("There is no simulated pane to export yet."));
+        QMessageBox::information(parent, title, QObject::tr("There is no simulated pane to export yet."));
         return;
     }
-    QString path = QFileDialog::getSaveFileName(&window, title, QString(), filter);
+    QString path = QFileDialog::getSaveFileName(parent, title, QString(), filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
         path += suffix;
     try {
         write(path, panes);
-        window.statusBar()->showMessage(QObject::tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 8000);
+        session.say(QObject::tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 8000);
     } catch (const std::exception &e) {
-        QMessageBox::warning(&window, title, QString::fromUtf8(e.what()));
+        QMessageBox::warning(parent, title, QString::fromUtf8(e.what()));
     }
 }
 
 } // namespace
 
-void addExportActions(QMenu *menu, MainWindow &window) {
-    QAction *gif = menu->addAction(QObject::tr("Export timeline as &GIF\u2026"), &window, [&window] {
-        auto *dialog = new ExportGifDialog(window);
+void addExportActions(QMenu *menu, Session &session, QWidget *view) {
+    QWidget *window = view->window();
+    QAction *gif = menu->addAction(QObject::tr("Export timeline as &GIF\u2026"), window, [&session, view] {
+        auto *dialog = new ExportGifDialog(session, view);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->open();
     });
     gif->setShortcut(QKeySequence(QObject::tr("Ctrl+E")));
-    QAction *png = menu->addAction(QObject::tr("Export this moment as &PNG\u2026"), &window, [&window] {
-        saveWith(window, QObject::tr("Export PNG"), QObject::tr("PNG images (*.png)"), QStringLiteral(".png"),
-                 [&window](const QString &path, const std::vector<ExportPane> &panes) {
+    QAction *png = menu->addAction(QObject::tr("Export this moment as &PNG\u2026"), window, [&session, view] {
+        saveWith(session, view->window(), QObject::tr("Export PNG"), QObject::tr("PNG images (*.png)"),
+                 QStringLiteral(".png"), [&session, view](const QString &path, const std::vector<ExportPane> &panes) {
                      TimelinePicture::Options options;
-                     options.size = viewSizeOf(window);
-                     options.axis = window.player()->axis();
-                     options.palette = renderPaletteOf(window);
+                     options.size = viewSizeOf(view);
+                     options.axis = session.player().axis();
+                     options.palette = renderPaletteOf();
                      options.caption =
-                         exporting::defaultCaption(panes.front().timeline->model(), panes, window.modelName());
+                         exporting::defaultCaption(panes.front().timeline->model(), panes, session.modelName());
                      TimelinePicture picture(panes, options);
-                     exporting::writePngFile(path, picture, window.player()->time());
+                     exporting::writePngFile(path, picture, session.player().time());
                  });
     });
     png->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+P")));
-    QAction *csv = menu->addAction(QObject::tr("Export timelines as &CSV\u2026"), &window, [&window] {
-        saveWith(window, QObject::tr("Export timelines"), QObject::tr("CSV files (*.csv)"), QStringLiteral(".csv"),
-                 [](const QString &path, const std::vector<ExportPane> &panes) {
+    QAction *csv = menu->addAction(QObject::tr("Export timelines as &CSV\u2026"), window, [&session, window] {
+        saveWith(session, window, QObject::tr("Export timelines"), QObject::tr("CSV files (*.csv)"),
+                 QStringLiteral(".csv"), [](const QString &path, const std::vector<ExportPane> &panes) {
                      exporting::writeTimelineCsvFile(path, panes);
                  });
     });
     csv->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+C")));
-    menu->addAction(QObject::tr("Export summary as CS&V\u2026"), &window, [&window] {
-        saveWith(window, QObject::tr("Export summary"), QObject::tr("CSV files (*.csv)"), QStringLiteral(".csv"),
-                 [](const QString &path, const std::vector<ExportPane> &panes) {
+    menu->addAction(QObject::tr("Export summary as CS&V\u2026"), window, [&session, window] {
+        saveWith(session, window, QObject::tr("Export summary"), QObject::tr("CSV files (*.csv)"),
+                 QStringLiteral(".csv"), [](const QString &path, const std::vector<ExportPane> &panes) {
                      exporting::writeSummaryCsvFile(path, panes.front().timeline->model(), panes);
                  });
     });
-    QAction *json = menu->addAction(QObject::tr("Export summary as &JSON\u2026"), &window, [&window] {
-        saveWith(window, QObject::tr("Export summary"), QObject::tr("JSON files (*.json)"), QStringLiteral(".json"),
-                 [](const QString &path, const std::vector<ExportPane> &panes) {
+    QAction *json = menu->addAction(QObject::tr("Export summary as &JSON\u2026"), window, [&session, window] {
+        saveWith(session, window, QObject::tr("Export summary"), QObject::tr("JSON files (*.json)"),
+                 QStringLiteral(".json"), [](const QString &path, const std::vector<ExportPane> &panes) {
                      exporting::writeSummaryJsonFile(path, panes.front().timeline->model(), panes);
                  });
     });
     json->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+J")));
 }
 
-ExportGifDialog::ExportGifDialog(MainWindow &window)
-    : QDialog(&window), window_(window), panes_(exportPanesOf(window)),
-      worker_(new BackgroundExport(this)) {
+ExportGifDialog::ExportGifDialog(Session &session, QWidget *view)
+    : BackgroundExportDialog(session, view->window()), session_(session), view_(view), panes_(exportPanesOf(session)) {
     setWindowTitle(tr("Export timeline as GIF"));
     auto *form = new QFormLayout;
 
@@ -144,7 +140,7 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     form->addRow(tr("Show:"), what_);
 
     viewSize_ = new QCheckBox(
-        tr("The view's size (%1 \u00D7 %2)").arg(viewSizeOf(window).width()).arg(viewSizeOf(window).height()), this);
+        tr("The view's size (%1 \u00D7 %2)").arg(viewSizeOf(view).width()).arg(viewSizeOf(view).height()), this);
     width_ = new QSpinBox(this);
     width_->setRange(160, 4096);
     width_->setValue(960);
@@ -204,26 +200,12 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     form->addRow(tr("Title card first:"), titleFrame_);
     caption_ = new QLineEdit(
         panes_.empty() ? QString()
-                       : exporting::defaultCaption(panes_.front().timeline->model(), panes_, window.modelName()),
+                       : exporting::defaultCaption(panes_.front().timeline->model(), panes_, session.modelName()),
         this);
     caption_->setPlaceholderText(tr("no caption"));
     form->addRow(tr("Caption:"), caption_);
 
-    message_ = new QLabel(this);
-    message_->setWordWrap(true);
-    progress_ = new QProgressBar(this);
-    progress_->setVisible(false);
-    auto *buttons = new QDialogButtonBox(this);
-    exportButton_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
-    cancelButton_ = buttons->addButton(QDialogButtonBox::Cancel);
-    connect(exportButton_, &QPushButton::clicked, this, &ExportGifDialog::start);
-    connect(cancelButton_, &QPushButton::clicked, this, &ExportGifDialog::reject);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(message_);
-    layout->addWidget(progress_);
-    layout->addWidget(buttons);
+    setOptionsLayout(form);
 
     // Names for tests and accessibility tools.
     path_->setObjectName(QStringLiteral("path"));
@@ -235,24 +217,15 @@ ExportGifDialog::ExportGifDialog(MainWindow &window)
     forever_->setObjectName(QStringLiteral("forever"));
     loops_->setObjectName(QStringLiteral("loops"));
     titleFrame_->setObjectName(QStringLiteral("titleFrame"));
-    progress_->setObjectName(QStringLiteral("progress"));
-    message_->setObjectName(QStringLiteral("message"));
 
     connect(viewSize_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(forever_, &QCheckBox::toggled, this, &ExportGifDialog::updateControls);
     connect(sampling_, &QComboBox::currentIndexChanged, this, &ExportGifDialog::updateControls);
-    connect(worker_, &BackgroundExport::progressed, this, [this](int done, int) { progress_->setValue(done); });
-    connect(worker_, &BackgroundExport::finished, this, &ExportGifDialog::onFinished);
     updateControls();
     if (panes_.empty()) {
-        message_->setText(tr("There is no simulated pane to export yet."));
-        exportButton_->setEnabled(false);
+        setMessage(tr("There is no simulated pane to export yet."));
+        exportButton()->setEnabled(false);
     }
-}
-
-ExportGifDialog::~ExportGifDialog() {
-    // The worker reads this dialog's panes: stop it before they go.
-    worker_->stopAndWait();
 }
 
 void ExportGifDialog::updateControls() {
@@ -285,9 +258,9 @@ GifExportOptions ExportGifDialog::options() const {
     const bool onePane = what_->currentData().toInt() >= 0;
     o.picture.paneOnly = onePane;
     o.picture.size =
-        viewSize_->isChecked() ? viewSizeOf(window_) : TimelinePicture::defaultSize(width_->value(), onePane);
-    o.picture.axis = window_.player()->axis();
-    o.picture.palette = renderPaletteOf(window_);
+        viewSize_->isChecked() ? viewSizeOf(view_) : TimelinePicture::defaultSize(width_->value(), onePane);
+    o.picture.axis = session_.player().axis();
+    o.picture.palette = renderPaletteOf();
     o.picture.caption = caption_->text();
     o.fps = fps_->value();
     o.loops = forever_->isChecked() ? 0 : loops_->value();
@@ -304,62 +277,31 @@ bool ExportGifDialog::start() {
         return false;
     const QString target = path();
     if (target.isEmpty()) {
-        message_->setText(tr("Choose a file to write."));
+        setMessage(tr("Choose a file to write."));
         return false;
     }
     std::shared_ptr<TimelineGifExport> job;
     try {
         job = std::make_shared<TimelineGifExport>(chosenPanes(), options());
     } catch (const Error &e) {
-        message_->setText(QString::fromUtf8(e.what()));
+        setMessage(QString::fromUtf8(e.what()));
         return false;
     }
     const int total = static_cast<int>(job->frames().size());
-    progress_->setRange(0, total);
-    progress_->setValue(0);
-    progress_->setVisible(true);
-    exportButton_->setEnabled(false);
-    message_->setText(tr("Exporting %1 frames\u2026").arg(total));
-    worker_->start(total, [job, target](ExportProgress &progress) -> ExportOutcome {
-        try {
-            const exporting::GifExportResult r = job->run(
-                target, [&progress](int d, int) { progress.done.store(d); },
-                [&progress] { return progress.cancel.load(); });
-            return {true, false,
-                    QObject::tr("Wrote %1: %2 frames, %3")
-                        .arg(QDir::toNativeSeparators(target))
-                        .arg(r.framesWritten)
-                        .arg(QString::fromStdString(formatBytes(r.bytes)))};
-        } catch (const Cancelled &) {
-            return {false, true, QObject::tr("Cancelled; nothing was written.")};
-        } catch (const std::exception &e) {
-            return {false, false, QString::fromUtf8(e.what())};
-        }
+    run(total, tr("Exporting %1 frames\u2026").arg(total), [job, target](ExportProgress &progress) {
+        return exportOutcome(
+            [&] {
+                const exporting::GifExportResult r = job->run(
+                    target, [&progress](int d, int) { progress.done.store(d); },
+                    [&progress] { return progress.cancel.load(); });
+                return QObject::tr("Wrote %1: %2 frames, %3")
+                    .arg(QDir::toNativeSeparators(target))
+                    .arg(r.framesWritten)
+                    .arg(QString::fromStdString(formatBytes(r.bytes)));
+            },
+            [] { return QObject::tr("Cancelled; nothing was written."); });
     });
     return true;
-}
-
-bool ExportGifDialog::isRunning() const {
-    return worker_->isRunning();
-}
-
-void ExportGifDialog::onFinished(const ExportOutcome &outcome) {
-    exportButton_->setEnabled(true);
-    message_->setText(outcome.message);
-    emit finished(outcome.ok, outcome.message);
-    if (outcome.ok) {
-        window_.statusBar()->showMessage(outcome.message, 10000);
-        accept();
-    }
-}
-
-void ExportGifDialog::reject() {
-    if (isRunning()) {
-        worker_->cancel(); // the worker stops at the next frame; onFinished reports it
-        message_->setText(tr("Cancelling\u2026"));
-        return;
-    }
-    QDialog::reject();
 }
 
 } // namespace remat::studio

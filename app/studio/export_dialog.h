@@ -7,7 +7,7 @@
 #include "app/export/export_pane.h"
 #include "app/export/timeline_gif_export.h"
 
-#include <QDialog>
+#include "app/studio/background_export_dialog.h"
 
 #include <memory>
 #include <vector>
@@ -15,55 +15,43 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QLabel;
 class QLineEdit;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace remat::studio {
 
-class MainWindow;
-class BackgroundExport;
-struct ExportOutcome;
+class Session;
 
-// The window's simulated panes as export panes (panes without a run are left out).
-std::vector<exporting::ExportPane> exportPanesOf(const MainWindow &window);
-// The render palette matching the window's current colours.
-render::Palette renderPaletteOf(const MainWindow &window);
+// The session's simulated panes as export panes (panes without a run are left out).
+std::vector<exporting::ExportPane> exportPanesOf(const Session &session);
+// The render palette matching the application's current colours.
+render::Palette renderPaletteOf();
 
-// Adds the Export actions (with shortcuts) to `menu`.
-void addExportActions(QMenu *menu, MainWindow &window);
+// Adds the Export actions (with shortcuts) to `menu`; `view` is what "the
+// view's size" means, its window the dialogs' parent.
+void addExportActions(QMenu *menu, Session &session, QWidget *view);
 
-class ExportGifDialog : public QDialog {
+class ExportGifDialog : public BackgroundExportDialog {
     Q_OBJECT
 public:
-    explicit ExportGifDialog(MainWindow &window);
-    ~ExportGifDialog() override;
+    ExportGifDialog(Session &session, QWidget *view);
 
     // The options as set in the dialog (for tests and the worker).
     exporting::GifExportOptions options() const;
     std::vector<exporting::ExportPane> chosenPanes() const;
     QString path() const;
-    bool isRunning() const;
 
     // Starts the export in a worker thread (as the Export button does).
     // Returns false, with the message shown in the dialog, for a bad option.
-    bool start();
-
-public slots:
-    void reject() override; // Cancel: stops a running export, else closes
-
-signals:
-    void finished(bool ok, const QString &message);
+    bool start() override;
 
 private:
     void browse();
     void updateControls();
-    void onFinished(const ExportOutcome &outcome);
 
-    MainWindow &window_;
+    Session &session_;
+    QWidget *view_;
     std::vector<exporting::ExportPane> panes_;
     QLineEdit *path_;
     QComboBox *what_;
@@ -77,11 +65,6 @@ private:
     QSpinBox *hold_;
     QSpinBox *titleFrame_;
     QLineEdit *caption_;
-    QLabel *message_;
-    QProgressBar *progress_;
-    QPushButton *exportButton_;
-    QPushButton *cancelButton_;
-    BackgroundExport *worker_;
 };
 
 } // namespace remat::studio

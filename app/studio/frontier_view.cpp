@@ -2,7 +2,7 @@
 
 #include "app/render/frontier_painter.h"
 #include "app/render/palette.h"
-#include "app/studio/main_window.h"
+#include "app/studio/session.h"
 #include "core/errors.h"
 #include "core/units.h"
 
@@ -19,7 +19,6 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 
 namespace remat::studio {
 
@@ -52,8 +51,7 @@ void FrontierChart::paintEvent(QPaintEvent *) {
 }
 
 void FrontierChart::paint(QPainter &painter, const QRectF &rect) const {
-    render::paintFrontier(painter, rect, frontier_ ? &*frontier_ : nullptr, sizesInNodes_, costUnit_,
-                          currentPalette());
+    render::paintFrontier(painter, rect, frontier_ ? &*frontier_ : nullptr, sizesInNodes_, costUnit_, currentPalette());
 }
 
 FrontierPanel::FrontierPanel(std::shared_ptr<const Model> model, QWidget *parent)
@@ -126,11 +124,11 @@ void FrontierPanel::onFinished() {
         return;
     }
     Frontier f = std::move(*outcome.frontier);
-    const QString text = tr("%1 steps from %2 to store-all's %3; each point is a schedule counted by the simulator.")
-                             .arg(f.curve.size())
-                             .arg(qs(formatSize(f.curve.empty() ? 0 : f.curve.front().peakBytes,
-                                                model_->sizesInNodes())),
-                                  qs(formatSize(f.storeAllBytes, model_->sizesInNodes())));
+    const QString text =
+        tr("%1 steps from %2 to store-all's %3; each point is a schedule counted by the simulator.")
+            .arg(f.curve.size())
+            .arg(qs(formatSize(f.curve.empty() ? 0 : f.curve.front().peakBytes, model_->sizesInNodes())),
+                 qs(formatSize(f.storeAllBytes, model_->sizesInNodes())));
     chart_->setFrontier(std::move(f), model_->sizesInNodes(), model_->costUnit());
     status_->setText(text);
     emit computed(true);
@@ -150,14 +148,14 @@ FrontierDialog::FrontierDialog(std::shared_ptr<const Model> model, const QString
     csv_->setEnabled(false);
     connect(buttons, &QDialogButtonBox::rejected, this, &FrontierDialog::reject);
     connect(png_, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the curve as PNG"), QStringLiteral("frontier.png"),
-                                                          tr("PNG images (*.png)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the curve as PNG"),
+                                                          QStringLiteral("frontier.png"), tr("PNG images (*.png)"));
         if (!path.isEmpty())
             exportPng(path);
     });
     connect(csv_, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the curve as CSV"), QStringLiteral("frontier.csv"),
-                                                          tr("CSV files (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the curve as CSV"),
+                                                          QStringLiteral("frontier.csv"), tr("CSV files (*.csv)"));
         if (!path.isEmpty())
             exportCsv(path);
     });
@@ -217,9 +215,12 @@ void FrontierDialog::reject() {
     QDialog::reject();
 }
 
-void addFrontierAction(QMenu *menu, MainWindow &window) {
-    QAction *action = menu->addAction(QObject::tr("&Trade-off curve\u2026"), &window, [&window] {
-        auto *dialog = new FrontierDialog(window.model(), window.windowTitle(), &window);
+void addFrontierAction(QMenu *menu, Session &session, QWidget *parent) {
+    QAction *action = menu->addAction(QObject::tr("&Trade-off curve\u2026"), parent, [&session, parent] {
+        const QString name = session.modelName().isEmpty()
+                                 ? QObject::tr("uniform chain of %1 layers").arg(session.layers())
+                                 : session.modelName();
+        auto *dialog = new FrontierDialog(session.model(), name, parent);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });

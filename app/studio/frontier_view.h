@@ -20,7 +20,7 @@ class QPushButton;
 
 namespace remat::studio {
 
-class MainWindow;
+class Session;
 
 // The curve as a staircase (peak on x, cost on y) and the named points, with
 // their labels. paint() serves the screen and the PNG export alike.
@@ -99,7 +99,8 @@ private:
     QPushButton *csv_;
 };
 
-// Adds "Trade-off curve..." (Ctrl+T) to `menu`, for the window's model.
-void addFrontierAction(QMenu *menu, MainWindow &window);
+// Adds "Trade-off curve..." (Ctrl+T) to `menu`: a dialog (a child of
+// `parent`) for the session's model as it is when the user asks.
+void addFrontierAction(QMenu *menu, Session &session, QWidget *parent);
 
 } // namespace remat::studio

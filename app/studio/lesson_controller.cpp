@@ -2,24 +2,20 @@
 
 #include "app/export/lesson_export.h"
 #include "app/studio/frontier_view.h"
-#include "app/studio/legend_widget.h"
 #include "app/studio/lesson_caption.h"
 #include "app/studio/lesson_gif_dialog.h"
-#include "app/studio/main_window.h"
-#include "app/studio/memory_chart_view.h"
+#include "app/studio/player.h"
 #include "app/studio/player_keys.h"
 #include "app/studio/resource_files.h"
 #include "app/studio/screen_blank.h"
+#include "app/studio/session.h"
 
 #include <QAction>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QSplitter>
-#include <QStatusBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -40,22 +36,19 @@ QString LessonController::lessonsDirectory() {
     return resourceDirectory(QStringLiteral("lessons"));
 }
 
-LessonController::LessonController(MainWindow &window, QMenu *fileMenu) : QObject(&window), window_(window) {
-    // The chapter's words above the legend; the curve page beside the panes, shown instead of them.
-    auto *layout = qobject_cast<QVBoxLayout *>(window.centralWidget()->layout());
-    caption_ = new LessonCaption(window.centralWidget());
+LessonController::LessonController(Session &session, QWidget *window, QMenu *fileMenu)
+    : QObject(window), session_(session), window_(window) {
+    caption_ = new LessonCaption(window);
     caption_->hide();
-    layout->insertWidget(0, caption_);
-    curveHolder_ = new QWidget(window.centralWidget());
+    curveHolder_ = new QWidget(window);
     curveHolder_->setObjectName(QStringLiteral("lessonCurve"));
     auto *holderLayout = new QVBoxLayout(curveHolder_);
     holderLayout->setContentsMargins(0, 0, 0, 0);
     curveHolder_->hide();
-    layout->insertWidget(layout->count() - 1, curveHolder_, 1); // above the player bar
-    blank_ = new ScreenBlank(&window);
+    blank_ = new ScreenBlank(window);
 
     QAction *open = fileMenu->addAction(tr("Open &lesson\u2026"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(&window_, tr("Open a lesson"), lessonsDirectory(),
+        const QString path = QFileDialog::getOpenFileName(window_, tr("Open a lesson"), lessonsDirectory(),
                                                           tr("Lessons (*.json);;All files (*)"));
         if (!path.isEmpty())
             openWithDialog(path);
@@ -75,23 +68,24 @@ LessonController::LessonController(MainWindow &window, QMenu *fileMenu) : QObjec
     exportAction_->setObjectName(QStringLiteral("exportLessonGifs"));
     exportAction_->setEnabled(false);
 
-    Player *player = window.player();
+    Player *player = &session.player();
     connect(player, &Player::positionChanged, this, &LessonController::onPosition);
     connect(player, &Player::rangeChanged, this, &LessonController::refreshStops);
     connect(player, &Player::playingChanged, this, &LessonController::updateCaption);
 }
 
-void LessonController::takeKeys(const QList<QAction *> &playerActions, PlayerKeys *keys) {
-    // A menu of their own, before Help: Help > Keyboard shortcuts lists them from there.
-    auto *menu = new QMenu(tr("L&esson"), &window_);
+void LessonController::takeKeys(const Controls &controls) {
+    controls_ = controls;
+    // A menu of their own (the window puts it before Help): Help > Keyboard shortcuts lists them from there.
+    auto *menu = new QMenu(tr("L&esson"), window_);
     menu->setObjectName(QStringLiteral("lessonMenu"));
-    window_.menuBar()->insertMenu(window_.menuBar()->actions().constLast(), menu);
+    menu_ = menu;
     auto action = [this, menu](const QString &text, const QString &name, QList<QKeySequence> shortcuts, auto slot) {
         QAction *a = menu->addAction(text, this, slot);
         a->setObjectName(name);
         a->setShortcuts(shortcuts);
         a->setShortcutContext(Qt::WindowShortcut);
-        window_.addAction(a);
+        window_->addAction(a);
         return a;
     };
     navigation_ << action(tr("Next stop or chapter (also Space, \u2192)"), QStringLiteral("lessonNext"),
@@ -110,16 +104,15 @@ void LessonController::takeKeys(const QList<QAction *> &playerActions, PlayerKey
                            {QKeySequence(Qt::Key_Escape)}, &LessonController::leavePresentation);
     QList<QAction *> all = navigation_;
     all << blankAction_ << escapeAction_;
-    keys->addActions(all);
+    controls.keys->addActions(all);
     // The player's actions on the same keys rest while a lesson is open.
-    for (QAction *p : playerActions)
+    for (QAction *p : controls.playerActions)
         for (const QAction *mine : std::as_const(navigation_))
             for (const QKeySequence &key : mine->shortcuts())
                 if (p->shortcuts().contains(key) && !restingPlayerActions_.contains(p))
                     restingPlayerActions_ << p;
-    for (const char *name : {"presentationMode", "fullScreen"})
-        if (QAction *mode = window_.findChild<QAction *>(QLatin1String(name)))
-            connect(mode, &QAction::toggled, this, &LessonController::updateActions);
+    for (QAction *mode : {controls.presentation, controls.fullScreen})
+        connect(mode, &QAction::toggled, this, &LessonController::updateActions);
     updateActions();
 }
 
@@ -147,7 +140,7 @@ bool LessonController::openWithDialog(const QString &path) {
     if (!error.isEmpty()) {
         // Window-modal and non-blocking, like the model's: tests can read it.
         auto *box =
-            new QMessageBox(QMessageBox::Warning, tr("Cannot open the lesson"), error, QMessageBox::Ok, &window_);
+            new QMessageBox(QMessageBox::Warning, tr("Cannot open the lesson"), error, QMessageBox::Ok, window_);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->setTextFormat(Qt::PlainText);
         box->open();
@@ -181,7 +174,7 @@ bool LessonController::isBlank() const {
 }
 
 int LessonController::stopsPassed() const {
-    const double now = window_.player()->time();
+    const double now = session_.player().time();
     return static_cast<int>(
         std::count_if(stopTimes_.begin(), stopTimes_.end(), [now](double t) { return t <= now + kSameMoment; }));
 }
@@ -189,7 +182,7 @@ int LessonController::stopsPassed() const {
 void LessonController::showChapter(int index, bool atEnd) {
     if (!lesson_ || index < 0 || index >= chapterCount())
         return;
-    Player *player = window_.player();
+    Player *player = &session_.player();
     player->pause();
     chapter_ = index;
     const lesson::Chapter &chapter = current();
@@ -207,23 +200,22 @@ void LessonController::showChapter(int index, bool atEnd) {
     scenario.id = QStringLiteral("lesson");
     scenario.title = qs(chapter.title);
     scenario.layers = chapter.model->layers();
-    window_.loadScenario(scenario);
+    session_.loadScenario(scenario);
     if (!chapter.modelName.empty())
-        window_.setModel(chapter.model, qs(chapter.modelName));
-    window_.setSyncByTime(chapter.syncByCost);
-    window_.chart()->stackByKindAction()->setChecked(chapter.stackByKind);
+        session_.setModel(chapter.model, qs(chapter.modelName));
+    session_.setSyncByTime(chapter.syncByCost);
+    if (controls_.stackByKind)
+        controls_.stackByKind->setChecked(chapter.stackByKind);
     if (chapter.panes.empty())
-        window_.addPane(PaneConfig{});
+        session_.addPane(PaneConfig{});
     for (const lesson::Pane &pane : chapter.panes)
-        window_.addPane(PaneConfig{pane.strategy, pane.params});
+        session_.addPane(PaneConfig{pane.strategy, pane.params});
     loading_ = false;
     refreshStops();
     emit chapterShown(index);
 }
 
 void LessonController::showStage(bool curve) {
-    auto *splitter = window_.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
-    auto *legend = window_.findChild<LegendWidget *>();
     delete curve_;
     if (curve) {
         curve_ = new FrontierPanel(current().model, curveHolder_);
@@ -231,12 +223,7 @@ void LessonController::showStage(bool curve) {
         connect(curve_, &FrontierPanel::computed, this, &LessonController::updateCaption);
     }
     curveHolder_->setVisible(curve);
-    splitter->setVisible(!curve);
-    legend->setVisible(!curve);
-    // The player bar (the layout's last item) has nothing to play under the curve.
-    auto *layout = window_.centralWidget()->layout();
-    if (QWidget *playerBar = layout->itemAt(layout->count() - 1)->widget())
-        playerBar->setVisible(!curve);
+    emit stageChanged(curve);
 }
 
 void LessonController::refreshStops() {
@@ -244,21 +231,21 @@ void LessonController::refreshStops() {
         return;
     const lesson::Chapter &chapter = current();
     stopTimes_.clear();
-    if (window_.paneCount() != static_cast<int>(chapter.panes.size()))
+    if (session_.paneCount() != static_cast<int>(chapter.panes.size()))
         return;
-    for (int i = 0; i < window_.paneCount(); ++i)
-        if (!window_.run(i))
+    for (int i = 0; i < session_.paneCount(); ++i)
+        if (!session_.run(i))
             return; // still planning (or failed: the pane says why)
-    Player *player = window_.player();
+    Player *player = &session_.player();
     std::vector<const Timeline *> timelines;
-    for (int i = 0; i < window_.paneCount(); ++i)
-        timelines.push_back(window_.run(i)->timeline.get());
+    for (int i = 0; i < session_.paneCount(); ++i)
+        timelines.push_back(session_.run(i)->timeline.get());
     QStringList never;
     stopTimes_ = exporting::chapterStopTimes(chapter, timelines, player->axis(), &never);
     if (stopTimes_.empty() || player->endTime() - stopTimes_.back() > kSameMoment)
         stopTimes_.push_back(player->endTime()); // the chapter's end is its last stop
     // The chapter plays at the pace its author asked for, whatever the model's cost unit.
-    window_.setSpeed(std::max(0.5, player->endTime() / chapter.seconds));
+    session_.setSpeed(std::max(0.5, player->endTime() / chapter.seconds));
     if (!never.isEmpty())
         say(tr("Stops that never happen in this chapter are skipped: %1").arg(never.join(QStringLiteral(", "))));
     if (pendingEnd_) {
@@ -269,7 +256,7 @@ void LessonController::refreshStops() {
 }
 
 void LessonController::holdAt(double time) {
-    Player *player = window_.player();
+    Player *player = &session_.player();
     holding_ = true; // our own pause and seek are no news to onPosition
     player->pause();
     player->seekTime(time);
@@ -279,7 +266,7 @@ void LessonController::holdAt(double time) {
 }
 
 void LessonController::onPosition() {
-    Player *player = window_.player();
+    Player *player = &session_.player();
     const double now = player->time();
     if (lesson_ && !holding_ && player->isPlaying())
         for (const double stop : stopTimes_)
@@ -298,10 +285,10 @@ void LessonController::next() {
         blank_->setBlank(false);
         return;
     }
-    Player *player = window_.player();
+    Player *player = &session_.player();
     const bool atChapterEnd =
         isCurve() || (!stopTimes_.empty() && stopsPassed() >= static_cast<int>(stopTimes_.size()));
-    if (!isCurve() && stopTimes_.empty() && window_.isSimulating()) {
+    if (!isCurve() && stopTimes_.empty() && session_.isSimulating()) {
         say(tr("Still planning this chapter\u2026"));
         return;
     }
@@ -329,7 +316,7 @@ void LessonController::previous() {
         blank_->setBlank(false);
         return;
     }
-    const double now = window_.player()->time();
+    const double now = session_.player().time();
     if (!isCurve() && now > kSameMoment) {
         double target = 0; // the chapter's start, or the last stop before now
         for (const double stop : stopTimes_)
@@ -338,7 +325,7 @@ void LessonController::previous() {
         holdAt(target);
         return;
     }
-    window_.player()->pause();
+    session_.player().pause();
     if (chapter_ > 0)
         showChapter(chapter_ - 1, true);
     else
@@ -358,16 +345,16 @@ void LessonController::lastChapter() {
 void LessonController::toggleBlank() {
     blank_->setBlank(!isBlank());
     if (isBlank())
-        window_.player()->pause();
+        session_.player().pause();
     updateActions();
 }
 
 void LessonController::leavePresentation() {
     blank_->setBlank(false);
-    window_.setPresentationMode(false);
-    if (window_.isFullScreen()) // as a slide show ends: the window as it was
-        if (QAction *fullScreen = window_.findChild<QAction *>(QStringLiteral("fullScreen")))
-            fullScreen->trigger();
+    if (controls_.presentation && controls_.presentation->isChecked())
+        controls_.presentation->trigger();
+    if (window_->isFullScreen() && controls_.fullScreen) // as a slide show ends: the window as it was
+        controls_.fullScreen->trigger();
     updateActions();
 }
 
@@ -381,7 +368,7 @@ void LessonController::updateCaption() {
     const int passed = stopsPassed();
     const int total = static_cast<int>(stopTimes_.size());
     QString hint;
-    if (total > 0 && passed >= total && !window_.player()->isPlaying())
+    if (total > 0 && passed >= total && !session_.player().isPlaying())
         hint = chapter_ + 1 < chapterCount() ? tr("Page Down: next chapter") : tr("the end");
     caption_->setProgress(passed, total, hint);
 }
@@ -394,17 +381,21 @@ void LessonController::updateActions() {
         a->setEnabled(open);
     for (QAction *a : std::as_const(restingPlayerActions_))
         a->setEnabled(!open);
-    blankAction_->setEnabled(open || window_.presentationMode() || isBlank());
-    escapeAction_->setEnabled(window_.presentationMode() || isBlank() || window_.isFullScreen());
+    blankAction_->setEnabled(open || presenting() || isBlank());
+    escapeAction_->setEnabled(presenting() || isBlank() || window_->isFullScreen());
     closeAction_->setEnabled(open);
     if (exportAction_)
         exportAction_->setEnabled(open);
 }
 
+bool LessonController::presenting() const {
+    return controls_.presentation && controls_.presentation->isChecked();
+}
+
 LessonGifDialog *LessonController::exportGifs() {
     if (!lesson_)
         return nullptr;
-    auto *dialog = new LessonGifDialog(window_, *lesson_);
+    auto *dialog = new LessonGifDialog(session_, *lesson_, window_);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setDirectory(QDir::home().filePath(QFileInfo(file_).completeBaseName() + QStringLiteral("-gifs")));
     dialog->open();
@@ -412,7 +403,7 @@ LessonGifDialog *LessonController::exportGifs() {
 }
 
 void LessonController::say(const QString &message) {
-    window_.statusBar()->showMessage(message, 10000);
+    session_.say(message);
 }
 
 } // namespace remat::studio

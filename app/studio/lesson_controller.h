@@ -1,7 +1,7 @@
 #pragma once
 // A lesson in the studio (docs/lessons.md): File > Open lesson (or
 // `remat-studio --lesson FILE`) loads its chapters one at a time into the
-// window's panes, shows the chapter's title and caption above them, and
+// session's panes, shows the chapter's title and caption above them, and
 // pauses playback by itself at the chapter's stops. A presenter's clicker
 // drives it whatever has focus (through PlayerKeys): Page Down, Space or →
 // plays on to the next stop, then to the next chapter; Page Up or ← goes back;
@@ -27,19 +27,30 @@ namespace remat::studio {
 class FrontierPanel;
 class LessonCaption;
 class LessonGifDialog;
-class MainWindow;
 class PlayerKeys;
 class ScreenBlank;
+class Session;
 
 class LessonController : public QObject {
     Q_OBJECT
 public:
     // Adds File > Open lesson, File > Lessons (the shipped ones), File > Close
-    // lesson and File > Export lesson as GIFs to `fileMenu`.
-    LessonController(MainWindow &window, QMenu *fileMenu);
-    // The clicker's keys join the player's (`keys`); while a lesson is open,
-    // the player actions with the same keys (Space, arrows, Home/End) rest.
-    void takeKeys(const QList<QAction *> &playerActions, PlayerKeys *keys);
+    // lesson and File > Export lesson as GIFs to `fileMenu`. `window` is the
+    // top-level widget: the blank screen covers it, its dialogs are its
+    // children, the Lesson menu's shortcuts are its actions.
+    LessonController(Session &session, QWidget *window, QMenu *fileMenu);
+    // The window's controls a lesson works with.
+    struct Controls {
+        QList<QAction *> playerActions;  // their keys rest while a lesson is open
+        PlayerKeys *keys = nullptr;      // the clicker's keys join these
+        QAction *presentation = nullptr; // View > Presentation mode, left by Escape
+        QAction *fullScreen = nullptr;   // View > Full screen, left by Escape
+        QAction *stackByKind = nullptr;  // the chart's, set by each chapter
+    };
+    // Makes the Lesson menu (menu()) with the clicker's keys; while a lesson
+    // is open, the player actions with the same keys (Space, arrows, Home/End) rest.
+    void takeKeys(const Controls &controls);
+    QMenu *menu() const { return menu_; }
 
     // Opens the lesson at chapter `chapter` (0-based); "" when it loaded, else
     // the one-line reason (the lesson that was open stays).
@@ -58,7 +69,10 @@ public:
     // Stops reached so far in this chapter.
     int stopsPassed() const;
     bool isBlank() const;
+    // Placed by the window: the chapter's words above the legend, and the
+    // curve chapter's page beside the panes (shown instead of them, see stageChanged).
     LessonCaption *caption() const { return caption_; }
+    QWidget *curveHolder() const { return curveHolder_; }
     FrontierPanel *curve() const; // the trade-off curve chapter's, else null
     // File > Export lesson as GIFs…: opens the export dialog for the open
     // lesson (deleted when closed); null without a lesson.
@@ -78,6 +92,8 @@ public slots:
 
 signals:
     void chapterShown(int index);
+    // A curve chapter shows the curve instead of the panes, the chart and the player.
+    void stageChanged(bool curve);
 
 private:
     const lesson::Chapter &current() const { return lesson_->chapters[static_cast<std::size_t>(chapter_)]; }
@@ -90,8 +106,12 @@ private:
     void updateActions();
     void showStage(bool curve);
     void say(const QString &message);
+    bool presenting() const;
 
-    MainWindow &window_;
+    Session &session_;
+    QWidget *window_;
+    Controls controls_;
+    QMenu *menu_ = nullptr;
     std::unique_ptr<const lesson::Lesson> lesson_;
     QString file_;
     int chapter_ = 0;

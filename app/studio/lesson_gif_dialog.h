@@ -6,60 +6,39 @@
 // leaves the one under way as it was.
 #include "app/lesson/lesson.h"
 
-#include <QDialog>
+#include "app/studio/background_export_dialog.h"
 #include <QString>
 
 #include <memory>
 
 class QCheckBox;
-class QLabel;
 class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace remat::studio {
 
-class MainWindow;
-class BackgroundExport;
-struct ExportOutcome;
+class Session;
 
-class LessonGifDialog : public QDialog {
+class LessonGifDialog : public BackgroundExportDialog {
     Q_OBJECT
 public:
-    LessonGifDialog(MainWindow &window, lesson::Lesson lesson);
-    ~LessonGifDialog() override;
+    LessonGifDialog(Session &session, lesson::Lesson lesson, QWidget *parent);
 
     void setDirectory(const QString &directory);
     QString directory() const;
     void setMaxFramesPerChapter(int frames);
-    bool isRunning() const;
-    QString message() const;
 
-public slots:
     // Starts the export; false (and a message) when it cannot start.
-    bool start();
-    // While exporting: cancels (the dialog stays until the worker stops).
-    void reject() override;
-
-signals:
-    void exportFinished(bool ok, const QString &message);
+    bool start() override;
 
 private:
     void browse();
-    void showProgress(int done, int total);
-    void onFinished(const ExportOutcome &outcome);
 
-    MainWindow &window_;
     std::shared_ptr<const lesson::Lesson> lesson_;
     QLineEdit *directory_ = nullptr;
     QSpinBox *width_ = nullptr;
     QSpinBox *maxFrames_ = nullptr;
     QCheckBox *dark_ = nullptr;
-    QProgressBar *progress_ = nullptr;
-    QLabel *message_ = nullptr;
-    QPushButton *exportButton_ = nullptr;
-    BackgroundExport *worker_ = nullptr;
 };
 
 } // namespace remat::studio

@@ -1,9 +1,13 @@
 #include "app/studio/link_dialog.h"
 
+#include "app/studio/session.h"
+
+#include <QAction>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -124,6 +128,23 @@ void LinkDialog::accept() {
     message_->setVisible(!refused.isEmpty());
     if (refused.isEmpty())
         QDialog::accept();
+}
+
+void openLinkDialog(Session &session, QWidget *parent) {
+    // An empty dialog offers the default link to start from.
+    LinkDialog dialog(
+        session.link().on() ? session.link() : LinkSettings::defaults(), session.isChain(),
+        [&session](const LinkSettings &s) { return session.setLink(s); }, parent);
+    dialog.exec();
+}
+
+void addLinkAction(QMenu *menu, Session &session, QWidget *parent) {
+    QAction *action = menu->addAction(QObject::tr("&Link and budgets…"), parent,
+                                      [&session, parent] { openLinkDialog(session, parent); });
+    action->setObjectName("linkAndBudgets");
+    action->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+L")));
+    action->setToolTip(QObject::tr("The link between device and host memory, and the budgets: every pane then runs "
+                                   "on a compute and a copy stream"));
 }
 
 } // namespace remat::studio

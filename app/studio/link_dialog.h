@@ -13,8 +13,11 @@
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 
 namespace remat::studio {
+
+class Session;
 
 class LinkDialog : public QDialog {
     Q_OBJECT
@@ -37,5 +40,11 @@ private:
     QLineEdit *nodeBytes_, *forwardTime_, *backwardTime_;
     QLabel *message_;
 };
+
+// Panes > Link and budgets… (Ctrl+Shift+L) in `menu`: the dialog on the
+// session's link (the default link to start from when none is set), applied
+// through Session::setLink.
+void addLinkAction(QMenu *menu, Session &session, QWidget *parent);
+void openLinkDialog(Session &session, QWidget *parent);
 
 } // namespace remat::studio

@@ -20,7 +20,7 @@ int takeScreenshot(QApplication &app, remat::studio::MainWindow &window, const Q
     // Laid out after a moment; planned once background work (a large model's planners) is done.
     auto *poll = new QTimer(&window);
     QObject::connect(poll, &QTimer::timeout, &window, [&, poll, path, at] {
-        if (window.isSimulating())
+        if (window.session().isSimulating())
             return;
         poll->stop();
         remat::studio::Player *player = window.player();
@@ -173,7 +173,7 @@ int main(int argc, char *argv[]) {
     // a screenshot of a file that does not load fails (status 2), a window shows why.
     if (!modelFile.isEmpty()) {
         if (parser.isSet(screenshot)) {
-            if (const QString error = window.tryOpenModelFile(modelFile); !error.isEmpty())
+            if (const QString error = window.session().openModelFile(modelFile); !error.isEmpty())
                 return fail(error);
         } else {
             window.openModelFile(modelFile);

@@ -1,12 +1,14 @@
 // The window's menus, shortcuts and model toolbar: every action the studio
-// offers is created here, so one file shows what the user can do.
+// offers is created here, so one file shows what the user can do. The actions
+// drive the session, the player or a tool that takes them.
 #include "app/studio/export_dialog.h"
-#include "app/studio/main_window.h"
-#include "app/studio/measure_dialog.h"
-#include "app/studio/player_keys.h"
-#include "app/studio/memory_chart_view.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/lesson_controller.h"
+#include "app/studio/link_dialog.h"
+#include "app/studio/main_window.h"
+#include "app/studio/measure_dialog.h"
+#include "app/studio/memory_chart_view.h"
+#include "app/studio/player_keys.h"
 #include "app/studio/scaling_view.h"
 
 #include <QAction>
@@ -23,66 +25,23 @@ namespace remat::studio {
 
 void MainWindow::buildMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    buildModelMenu(file); // app/studio/model_actions.cpp
+    buildModelMenu(file); // app/studio/main_window_models.cpp
     file->addSeparator();
-    lesson_ = new LessonController(*this, file); // File > Open lesson, Lessons, Close lesson
+    lesson_ = new LessonController(*session_, this, file); // File > Open lesson, Lessons, Close lesson
     file->addSeparator();
-    addExportActions(file, *this); // app/studio/export_dialog.h
+    addExportActions(file, *session_, centralWidget()); // app/studio/export_dialog.h
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu *scenarios = menuBar()->addMenu(tr("&Scenarios"));
     for (const Scenario &s : builtinScenarios())
-        scenarios->addAction(s.title, this, [this, s] { loadScenario(s); });
+        scenarios->addAction(s.title, session_, [this, s] { session_->loadScenario(s); });
 
-    QMenu *panes = menuBar()->addMenu(tr("&Panes"));
-    addPaneAction_ = panes->addAction(tr("&Add pane"), this, [this] {
-        PaneConfig config;
-        config.strategy = "periodic";
-        addPane(config);
-    });
-    addPaneAction_->setShortcut(QKeySequence(tr("Ctrl+N")));
-    QAction *plan = panes->addAction(tr("&Plan for budget\u2026"), this, [this] {
-        bool ok = false;
-        const QString text = QInputDialog::getText(
-            this, tr("Plan for budget"),
-            tr("Memory budget for the least-compute schedule of this model:\n"
-               "bytes with a unit (2 GiB, 512 MB) or a number of nodes (12 nodes)."),
-            QLineEdit::Normal, QStringLiteral("%1 nodes").arg(2 * static_cast<int>(std::ceil(std::sqrt(layers_))) + 1),
-            &ok);
-        if (ok)
-            planForBudget(text);
-    });
-    plan->setObjectName("planForBudget");
-    plan->setShortcut(QKeySequence(tr("Ctrl+B")));
-    addLinkAction(panes); // app/studio/link_actions.cpp
-    syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
-    syncByTime_->setCheckable(true);
-    syncByTime_->setChecked(true);
-    syncByTime_->setToolTip(tr("On: each op takes its compute cost, so recomputing strategies finish later. "
-                               "Off: panes advance one op per step."));
-    connect(syncByTime_, &QAction::toggled, this, [this](bool on) {
-        player_->setAxis(on ? render::TimeAxis::Cost : render::TimeAxis::Ops);
-        refreshTracks();
-    });
-
-    QMenu *play = menuBar()->addMenu(tr("P&layer"));
+    buildPanesMenu();
     QList<QAction *> playerActions;
-    auto shortcut = [&](const QString &text, const QKeySequence &key, auto slot) {
-        QAction *a = play->addAction(text, player_, slot);
-        a->setShortcut(key);
-        a->setShortcutContext(Qt::WindowShortcut);
-        addAction(a);
-        playerActions << a;
-    };
-    shortcut(tr("Play / pause"), QKeySequence(Qt::Key_Space), &Player::togglePlay);
-    shortcut(tr("Step forward"), QKeySequence(Qt::Key_Right), &Player::stepForward);
-    shortcut(tr("Step back"), QKeySequence(Qt::Key_Left), &Player::stepBack);
-    shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
-    shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
-    shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
-    auto *keys = new PlayerKeys(this, playerActions); // the keys work whatever has focus (app/studio/player_keys.h)
+    PlayerKeys *keys = nullptr;
+    buildPlayerMenu(playerActions, keys);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     themeGroup_ = new QActionGroup(this);
@@ -97,11 +56,80 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     view->addAction(chart_->stackByKindAction()); // app/studio/memory_chart_view.h
     QMenu *toolsMenu = menuBar()->addMenu(tr("&Tools"));
-    addScalingAction(toolsMenu, *this); // app/studio/scaling_view.h
-    addFrontierAction(toolsMenu, *this); // app/studio/frontier_view.h
-    addMeasureAction(toolsMenu, *this); // app/studio/measure_dialog.h
-    buildHelpMenu();                    // app/studio/help_menu.cpp
+    addScalingAction(toolsMenu, this);                        // app/studio/scaling_view.h
+    addFrontierAction(toolsMenu, *session_, this);            // app/studio/frontier_view.h
+    addMeasureAction(toolsMenu, *session_, *table_, *chart_); // app/studio/measure_dialog.h
+    buildHelpMenu();                                          // app/studio/help_menu.cpp
+    buildToolBar(view);
 
+    presentationAction_ = view->addAction(tr("&Presentation mode"), this, &MainWindow::setPresentationMode);
+    presentationAction_->setObjectName("presentationMode");
+    presentationAction_->setCheckable(true);
+    presentationAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    presentationAction_->setToolTip(tr("Larger nodes and text for a projector: hides the table, the toolbar and "
+                                       "the panes' controls"));
+    addAction(presentationAction_);
+    fullScreenAction_ = view->addAction(tr("&Full screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreenAction_->setObjectName("fullScreen");
+    fullScreenAction_->setCheckable(true);
+    fullScreenAction_->setShortcut(QKeySequence(Qt::Key_F11)); // with F5 on a projector: the whole screen is the slide
+    addAction(fullScreenAction_);
+    // A clicker's keys in a lesson, B and Escape; the Lesson menu before Help.
+    lesson_->takeKeys({playerActions, keys, presentationAction_, fullScreenAction_, chart_->stackByKindAction()});
+    menuBar()->insertMenu(menuBar()->actions().constLast(), lesson_->menu());
+}
+
+void MainWindow::buildPanesMenu() {
+    QMenu *panes = menuBar()->addMenu(tr("&Panes"));
+    addPaneAction_ = panes->addAction(tr("&Add pane"), this, [this] {
+        PaneConfig config;
+        config.strategy = "periodic";
+        session_->addPane(config);
+    });
+    addPaneAction_->setShortcut(QKeySequence(tr("Ctrl+N")));
+    QAction *plan = panes->addAction(tr("&Plan for budget\u2026"), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, tr("Plan for budget"),
+            tr("Memory budget for the least-compute schedule of this model:\n"
+               "bytes with a unit (2 GiB, 512 MB) or a number of nodes (12 nodes)."),
+            QLineEdit::Normal,
+            QStringLiteral("%1 nodes").arg(2 * static_cast<int>(std::ceil(std::sqrt(session_->layers()))) + 1), &ok);
+        if (ok)
+            planForBudget(text);
+    });
+    plan->setObjectName("planForBudget");
+    plan->setShortcut(QKeySequence(tr("Ctrl+B")));
+    addLinkAction(panes, *session_, this); // app/studio/link_dialog.h
+    syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
+    syncByTime_->setCheckable(true);
+    syncByTime_->setChecked(session_->syncByTime());
+    syncByTime_->setToolTip(tr("On: each op takes its compute cost, so recomputing strategies finish later. "
+                               "Off: panes advance one op per step."));
+    connect(syncByTime_, &QAction::toggled, session_, &Session::setSyncByTime);
+}
+
+void MainWindow::buildPlayerMenu(QList<QAction *> &playerActions, PlayerKeys *&keys) {
+    QMenu *play = menuBar()->addMenu(tr("P&layer"));
+    auto shortcut = [&](const QString &text, const QKeySequence &key, auto slot) {
+        QAction *a = play->addAction(text, player_, slot);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        addAction(a);
+        playerActions << a;
+    };
+    shortcut(tr("Play / pause"), QKeySequence(Qt::Key_Space), &Player::togglePlay);
+    shortcut(tr("Step forward"), QKeySequence(Qt::Key_Right), &Player::stepForward);
+    shortcut(tr("Step back"), QKeySequence(Qt::Key_Left), &Player::stepBack);
+    shortcut(tr("Jump to start"), QKeySequence(Qt::Key_Home), &Player::jumpToStart);
+    shortcut(tr("Jump to end"), QKeySequence(Qt::Key_End), &Player::jumpToEnd);
+    shortcut(tr("Jump to the next pane's peak"), QKeySequence(Qt::Key_P), &Player::jumpToNextPeak);
+    keys = new PlayerKeys(this, playerActions); // the keys work whatever has focus (app/studio/player_keys.h)
+}
+
+void MainWindow::buildToolBar(QMenu *view) {
     QToolBar *tools = addToolBar(tr("Model"));
     tools->setObjectName("modelToolBar");
     tools->setMovable(false);
@@ -109,17 +137,17 @@ void MainWindow::buildMenus() {
     layersSpin_ = new QSpinBox(tools);
     layersSpin_->setObjectName("layers");
     layersSpin_->setRange(1, Model::kMaxLayers);
-    layersSpin_->setValue(layers_);
+    layersSpin_->setValue(session_->layers());
     layersSpin_->setKeyboardTracking(false);
     layersSpin_->setToolTip(tr("Number of layers of the chain a_0 \u2192 \u2026 \u2192 a_n; on a model file, a new n "
                                "returns to a uniform chain"));
-    connect(layersSpin_, &QSpinBox::valueChanged, this, &MainWindow::setLayers);
+    connect(layersSpin_, &QSpinBox::valueChanged, session_, &Session::setLayers);
     tools->addWidget(layersSpin_);
     modelLabel_ = new QLabel(tools);
     modelLabel_->setObjectName("modelName");
     modelLabel_->setToolTip(tr("The model file every pane shows (File > Uniform chain returns to a chain)"));
     tools->addWidget(modelLabel_);
-    linkLabel_ = new QLabel(tools); // the link every pane is timed on (app/studio/link_actions.cpp)
+    linkLabel_ = new QLabel(tools); // the link every pane is timed on
     linkLabel_->setObjectName("linkLabel");
     linkLabel_->setToolTip(tr("Every pane runs on a compute and a copy stream; Panes > Link and budgets… changes it"));
     tools->addWidget(linkLabel_);
@@ -136,21 +164,6 @@ void MainWindow::buildMenus() {
     tools->addWidget(hint);
     view->addSeparator();
     view->addAction(tools->toggleViewAction()); // a hidden toolbar can come back from the menu
-    presentationAction_ = view->addAction(tr("&Presentation mode"), this, &MainWindow::setPresentationMode);
-    presentationAction_->setObjectName("presentationMode");
-    presentationAction_->setCheckable(true);
-    presentationAction_->setShortcut(QKeySequence(Qt::Key_F5));
-    presentationAction_->setToolTip(tr("Larger nodes and text for a projector: hides the table, the toolbar and "
-                                       "the panes' controls"));
-    addAction(presentationAction_);
-    QAction *fullScreen = view->addAction(tr("&Full screen"), this, [this](bool on) {
-        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
-    });
-    fullScreen->setObjectName("fullScreen");
-    fullScreen->setCheckable(true);
-    fullScreen->setShortcut(QKeySequence(Qt::Key_F11)); // with F5 on a projector: the whole screen is the slide
-    addAction(fullScreen);
-    lesson_->takeKeys(playerActions, keys); // a clicker's keys in a lesson, B and Escape
 }
 
 } // namespace remat::studio

@@ -1,15 +1,14 @@
 #include "app/studio/measure_dialog.h"
 
-#include "app/studio/main_window.h"
 #include "app/studio/measure_overlay.h"
 #include "app/studio/memory_chart_view.h"
+#include "app/studio/session.h"
 #include "app/studio/summary_table.h"
 #include "core/errors.h"
 #include "core/executor/transformer.h"
 #include "core/units.h"
 
 #include <QComboBox>
-#include <algorithm>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -23,6 +22,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 namespace remat::studio {
 
@@ -154,21 +154,21 @@ bool MeasureDialog::start() {
     status_->setText(tr("Measuring %1 strategies on %2\u2026").arg(configs_.size()).arg(backend_->currentText()));
     auto stop = stop_;
     auto done = done_;
-    watcher_.setFuture(QtConcurrent::run([configs = configs_, layers = layers_, settings, stop, done,
-                                          model = paneModel_]() -> Outcome {
-        try {
-            return {measurePanes(
-                        configs, layers, settings,
-                        [done](double fraction) { done->store(static_cast<int>(fraction * 1000)); },
-                        [stop] { return stop->load(); }, model.get()),
-                    false,
-                    {}};
-        } catch (const Cancelled &) {
-            return {std::nullopt, true, {}};
-        } catch (const std::exception &e) {
-            return {std::nullopt, false, QString::fromUtf8(e.what())};
-        }
-    }));
+    watcher_.setFuture(QtConcurrent::run(
+        [configs = configs_, layers = layers_, settings, stop, done, model = paneModel_]() -> Outcome {
+            try {
+                return {measurePanes(
+                            configs, layers, settings,
+                            [done](double fraction) { done->store(static_cast<int>(fraction * 1000)); },
+                            [stop] { return stop->load(); }, model.get()),
+                        false,
+                        {}};
+            } catch (const Cancelled &) {
+                return {std::nullopt, true, {}};
+            } catch (const std::exception &e) {
+                return {std::nullopt, false, QString::fromUtf8(e.what())};
+            }
+        }));
     auto *timer = new QTimer(this);
     connect(timer, &QTimer::timeout, this, [this] { progress_->setValue(done_->load()); });
     connect(&watcher_, &QFutureWatcher<Outcome>::finished, timer, &QObject::deleteLater);
@@ -242,17 +242,17 @@ void MeasureDialog::reject() {
     QDialog::reject();
 }
 
-void showMeasurement(MainWindow &window, const MeasureReport &report,
+void showMeasurement(Session &session, SummaryTable &table, MemoryChartView &chart, const MeasureReport &report,
                      const std::vector<std::shared_ptr<const PaneRun>> &runs) {
     if (!report.ranPaneModel) {
         // Never a tick beside numbers that did not run on this model.
-        window.statusBar()->showMessage(
-            QObject::tr("Measure ran %1 on %2, not the opened model (the executor cannot run its layers): "
-                        "results in the Measure dialog only")
-                .arg(QString::fromStdString(report.network), QString::fromStdString(report.device)));
+        session.say(QObject::tr("Measure ran %1 on %2, not the opened model (the executor cannot run its layers): "
+                                "results in the Measure dialog only")
+                        .arg(QString::fromStdString(report.network), QString::fromStdString(report.device)),
+                    0);
         return;
     }
-    const QStringList problems = window.summaryTable()->setMeasurements(report, runs);
+    const QStringList problems = table.setMeasurements(report, runs);
     std::vector<MemoryChartView::MeasuredTrace> traces;
     QStringList noOverlay;
     for (std::size_t i = 0; i < report.panes.size() && i < runs.size(); ++i) {
@@ -271,37 +271,37 @@ void showMeasurement(MainWindow &window, const MeasureReport &report,
             traces.emplace_back(runs[i]->timeline,
                                 std::make_shared<const std::vector<double>>(std::move(overlay.bytes)));
     }
-    window.chart()->setMeasured(std::move(traces));
+    chart.setMeasured(std::move(traces));
     if (!problems.isEmpty()) {
         // The first problem in full; all of them are in the red cells' tooltips.
-        window.statusBar()->showMessage(problems.size() == 1
-                                            ? QObject::tr("Measure: ERROR, %1").arg(problems.first())
-                                            : QObject::tr("Measure: ERROR, %1 (and %2 more: see the red cells)")
-                                                  .arg(problems.first())
-                                                  .arg(problems.size() - 1));
+        session.say(problems.size() == 1 ? QObject::tr("Measure: ERROR, %1").arg(problems.first())
+                                         : QObject::tr("Measure: ERROR, %1 (and %2 more: see the red cells)")
+                                               .arg(problems.first())
+                                               .arg(problems.size() - 1),
+                    0);
         return;
     }
     QString message = QObject::tr("Measured on %1: every peak as predicted, every gradient equal to store-all's")
                           .arg(QString::fromStdString(report.device));
     if (!noOverlay.isEmpty())
         message += QObject::tr(" (no measured curve for %1)").arg(noOverlay.join(QStringLiteral("; ")));
-    window.statusBar()->showMessage(message, 15000);
+    session.say(message, 15000);
 }
 
-void addMeasureAction(QMenu *menu, MainWindow &window) {
-    QAction *action = menu->addAction(QObject::tr("&Measure on the execution core\u2026"), &window, [&window] {
+void addMeasureAction(QMenu *menu, Session &session, SummaryTable &table, MemoryChartView &chart) {
+    QAction *action = menu->addAction(QObject::tr("&Measure on the execution core\u2026"), &chart, [&] {
         std::vector<PaneConfig> configs;
         std::vector<std::shared_ptr<const PaneRun>> runs;
-        for (int i = 0; i < window.paneCount(); ++i) {
-            configs.push_back(window.paneConfig(i));
-            runs.push_back(window.run(i));
+        for (int i = 0; i < session.paneCount(); ++i) {
+            configs.push_back(session.paneConfig(i));
+            runs.push_back(session.run(i));
         }
-        auto *dialog = new MeasureDialog(std::move(configs), window.layers(), &window);
-        dialog->setPaneModel(window.model());
+        auto *dialog = new MeasureDialog(std::move(configs), session.layers(), chart.window());
+        dialog->setPaneModel(session.model());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
-        QObject::connect(dialog, &MeasureDialog::reportReady, &window,
-                         [&window, runs](const std::shared_ptr<const MeasureReport> &report) {
-                             showMeasurement(window, *report, runs);
+        QObject::connect(dialog, &MeasureDialog::reportReady, &chart,
+                         [&session, &table, &chart, runs](const std::shared_ptr<const MeasureReport> &report) {
+                             showMeasurement(session, table, chart, *report, runs);
                          });
         dialog->show();
     });
@@ -309,9 +309,9 @@ void addMeasureAction(QMenu *menu, MainWindow &window) {
     QAction *overlay = menu->addAction(QObject::tr("Overlay measured &memory on the chart"));
     overlay->setObjectName(QStringLiteral("overlayMeasured"));
     overlay->setCheckable(true);
-    overlay->setChecked(window.chart()->showMeasured());
+    overlay->setChecked(chart.showMeasured());
     overlay->setShortcut(QKeySequence(QObject::tr("Ctrl+Shift+M")));
-    QObject::connect(overlay, &QAction::toggled, window.chart(), &MemoryChartView::setShowMeasured);
+    QObject::connect(overlay, &QAction::toggled, &chart, &MemoryChartView::setShowMeasured);
 }
 
 } // namespace remat::studio

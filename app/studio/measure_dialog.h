@@ -24,7 +24,9 @@ class QSpinBox;
 
 namespace remat::studio {
 
-class MainWindow;
+class MemoryChartView;
+class Session;
+class SummaryTable;
 struct PaneRun;
 
 class MeasureDialog : public QDialog {
@@ -83,14 +85,16 @@ private:
     QPushButton *close_;                     // "Cancel" while measuring, "Close" otherwise
 };
 
-// Puts a report into the window: the summary table's measured columns, the
-// chart's measured overlay, and a status bar message (an error when any pane
-// disagrees). `runs` are the runs the panes showed when measuring started.
-void showMeasurement(MainWindow &window, const MeasureReport &report,
+// Puts a report beside the prediction: the summary table's measured columns,
+// the chart's measured overlay, and a line in the session's status (an error
+// when any pane disagrees). `runs` are the runs the panes showed when
+// measuring started.
+void showMeasurement(Session &session, SummaryTable &table, MemoryChartView &chart, const MeasureReport &report,
                      const std::vector<std::shared_ptr<const PaneRun>> &runs);
 
 // Adds "Measure on the execution core..." to `menu` (a MeasureDialog for the
-// window's panes whose results go to the window) and "Overlay measured memory".
-void addMeasureAction(QMenu *menu, MainWindow &window);
+// session's panes, a child of the chart's window, whose results go to `table`
+// and `chart`) and "Overlay measured memory".
+void addMeasureAction(QMenu *menu, Session &session, SummaryTable &table, MemoryChartView &chart);
 
 } // namespace remat::studio

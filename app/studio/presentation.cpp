@@ -73,12 +73,10 @@ void MainWindow::setPresentationMode(bool on) {
         centralWidget()->setFont(presentation_.font);
         statusBar()->setFont(presentation_.statusFont);
     }
-    // The clock keeps room for its text at the new size.
-    clock_->setMinimumWidth(clock_->fontMetrics().horizontalAdvance(QStringLiteral("t = 0000.0 / 0000.0 GFLOP")));
     toolbar->setVisible(on ? false : presentation_.toolbarShown);
     table_->setVisible(!on);
-    for (const Slot &slot : slots_)
-        slot.widget->setPresenting(on);
+    for (PaneWidget *pane : panes_)
+        pane->setPresenting(on);
     rebuildPaneGrid();
     if (on) {
         if (!splitter->findChild<QObject *>(QStringLiteral("presentationSplit"), Qt::FindDirectChildrenOnly))

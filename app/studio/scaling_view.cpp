@@ -1,7 +1,6 @@
 #include "app/studio/scaling_view.h"
 
 #include "app/render/palette.h"
-#include "app/studio/main_window.h"
 #include "core/errors.h"
 #include "core/scaling.h"
 #include "core/simulator.h"
@@ -318,9 +317,9 @@ void ScalingDialog::reject() {
     QDialog::reject();
 }
 
-void addScalingAction(QMenu *menu, MainWindow &window) {
-    QAction *action = menu->addAction(QObject::tr("&Scaling laws\u2026"), &window, [&window] {
-        auto *dialog = new ScalingDialog(&window);
+void addScalingAction(QMenu *menu, QWidget *parent) {
+    QAction *action = menu->addAction(QObject::tr("&Scaling laws\u2026"), parent, [parent] {
+        auto *dialog = new ScalingDialog(parent);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });

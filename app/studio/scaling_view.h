@@ -22,8 +22,6 @@ class QMenu;
 
 namespace remat::studio {
 
-class MainWindow;
-
 struct ScalingSeries {
     std::string strategy;
     std::string memoryClass;
@@ -93,6 +91,6 @@ private:
 };
 
 // Adds "Scaling laws..." to `menu`.
-void addScalingAction(QMenu *menu, MainWindow &window);
+void addScalingAction(QMenu *menu, QWidget *parent);
 
 } // namespace remat::studio

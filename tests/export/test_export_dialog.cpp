@@ -71,11 +71,11 @@ void TestExportDialog::exportsTheWindowsPanes() {
     QFETCH(int, maxFrames);
     MainWindow window(fresh());
     window.resize(1200, 800);
-    QTRY_VERIFY(!window.isSimulating());
-    QCOMPARE(window.paneCount(), 3);
+    QTRY_VERIFY(!window.session().isSimulating());
+    QCOMPARE(window.session().paneCount(), 3);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("dialog.gif"));
-    ExportGifDialog dialog(window);
+    ExportGifDialog dialog(window.session(), window.centralWidget());
     child<QLineEdit>(dialog, "path")->setText(path);
     child<QComboBox>(dialog, "what")->setCurrentIndex(what);
     child<QSpinBox>(dialog, "width")->setValue(width);
@@ -84,7 +84,7 @@ void TestExportDialog::exportsTheWindowsPanes() {
     child<QSpinBox>(dialog, "loops")->setValue(2);
     child<QSpinBox>(dialog, "titleFrame")->setValue(0); // the sampled frames alone
     QCOMPARE(static_cast<int>(dialog.chosenPanes().size()), what == 0 ? 3 : 1);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     QVERIFY(finished.wait(60000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
@@ -100,23 +100,23 @@ void TestExportDialog::titleCardIsOnByDefaultAndRemembered() {
     QSettings().remove(QStringLiteral("export/titleFrameMs"));
     MainWindow window(fresh());
     {
-        ExportGifDialog dialog(window);
+        ExportGifDialog dialog(window.session(), window.centralWidget());
         QCOMPARE(dialog.options().titleFrameMs, 2000);
         child<QSpinBox>(dialog, "titleFrame")->setValue(0);
     }
     {
-        ExportGifDialog dialog(window);
+        ExportGifDialog dialog(window.session(), window.centralWidget());
         QCOMPARE(dialog.options().titleFrameMs, 0); // the choice is remembered
         child<QSpinBox>(dialog, "titleFrame")->setValue(3000);
     }
-    ExportGifDialog dialog(window);
+    ExportGifDialog dialog(window.session(), window.centralWidget());
     QCOMPARE(dialog.options().titleFrameMs, 3000);
     QSettings().remove(QStringLiteral("export/titleFrameMs"));
 }
 
 void TestExportDialog::cancelLeavesTheFileUntouched() {
     MainWindow window(fresh());
-    QTRY_VERIFY(!window.isSimulating());
+    QTRY_VERIFY(!window.session().isSimulating());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("keep.gif"));
     {
@@ -124,12 +124,12 @@ void TestExportDialog::cancelLeavesTheFileUntouched() {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("yesterday");
     }
-    ExportGifDialog dialog(window);
+    ExportGifDialog dialog(window.session(), window.centralWidget());
     child<QLineEdit>(dialog, "path")->setText(path);
     child<QComboBox>(dialog, "sampling")->setCurrentIndex(2); // every op
     child<QSpinBox>(dialog, "width")->setValue(1920);
     child<QDoubleSpinBox>(dialog, "fps")->setValue(50);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     dialog.reject(); // Cancel while running: stops the worker, keeps the dialog
     QVERIFY(finished.wait(60000));
@@ -143,11 +143,11 @@ void TestExportDialog::cancelLeavesTheFileUntouched() {
 
 void TestExportDialog::badPathIsReportedInTheDialog() {
     MainWindow window(fresh());
-    QTRY_VERIFY(!window.isSimulating());
-    ExportGifDialog dialog(window);
+    QTRY_VERIFY(!window.session().isSimulating());
+    ExportGifDialog dialog(window.session(), window.centralWidget());
     child<QLineEdit>(dialog, "path")->setText(QStringLiteral("/nonexistent/folder/x.gif"));
     child<QSpinBox>(dialog, "samplingValue")->setValue(4);
-    QSignalSpy finished(&dialog, &ExportGifDialog::finished);
+    QSignalSpy finished(&dialog, &ExportGifDialog::exportFinished);
     QVERIFY(dialog.start());
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().at(0).toBool(), false);

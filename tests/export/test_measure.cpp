@@ -24,8 +24,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
 
@@ -268,8 +268,9 @@ void TestMeasure::cudaWithoutADeviceSaysWhy() {
 
 void TestMeasure::windowShowsMeasuredBesidePredicted() {
     MainWindow window(fresh());
-    window.setLayers(8);
-    QTRY_VERIFY(!window.isSimulating() && window.run(0) && window.run(window.paneCount() - 1));
+    window.session().setLayers(8);
+    QTRY_VERIFY(!window.session().isSimulating() && window.session().run(0) &&
+                window.session().run(window.session().paneCount() - 1));
     SummaryTable *t = window.summaryTable();
     QVERIFY(t->isColumnHidden(SummaryTable::MeasuredPeak)); // nothing measured yet
     QVERIFY(measureFromWindow(window));
@@ -278,7 +279,7 @@ void TestMeasure::windowShowsMeasuredBesidePredicted() {
     QVERIFY(dialog);
     QCOMPARE(dialog->findChild<QPushButton *>("close")->text(), QStringLiteral("Close"));
     QVERIFY(!t->isColumnHidden(SummaryTable::MeasuredPeak));
-    QCOMPARE(t->rowCount(), window.paneCount());
+    QCOMPARE(t->rowCount(), window.session().paneCount());
     for (int r = 0; r < t->rowCount(); ++r) {
         const QString predicted = t->item(r, SummaryTable::NetworkPredicted)->text();
         QVERIFY2(predicted != QStringLiteral("\u2013"), qPrintable(predicted));
@@ -286,7 +287,7 @@ void TestMeasure::windowShowsMeasuredBesidePredicted() {
         QCOMPARE(t->item(r, SummaryTable::GradientCheck)->text(), QStringLiteral("\u2713"));
         QVERIFY(t->item(r, SummaryTable::SecondsPerStep)->text().toDouble() > 0);
         // The chart's measured curve, in the pane's bytes, is the pane's predicted curve op for op.
-        const Timeline &tl = *window.run(r)->timeline;
+        const Timeline &tl = *window.session().run(r)->timeline;
         const auto &measured = window.chart()->chart().measured();
         QVERIFY(static_cast<std::size_t>(r) < measured.size() && measured[static_cast<std::size_t>(r)]);
         for (std::int64_t s = 0; s < tl.steps(); ++s)
@@ -301,10 +302,10 @@ void TestMeasure::windowShowsMeasuredBesidePredicted() {
     window.chart()->setShowMeasured(true);
     QVERIFY(window.chart()->chart().hasMeasured());
     // A pane changed after measuring loses its measured cells and curve.
-    PaneConfig other = window.paneConfig(0);
+    PaneConfig other = window.session().paneConfig(0);
     other.strategy = "recompute-all";
-    window.setPaneConfig(0, other);
-    QTRY_VERIFY(!window.isSimulating());
+    window.session().setPaneConfig(0, other);
+    QTRY_VERIFY(!window.session().isSimulating());
     QCOMPARE(t->item(0, SummaryTable::MeasuredPeak)->text(), QStringLiteral("\u2013"));
     QVERIFY(!window.chart()->chart().measured().empty());
     QVERIFY(!window.chart()->chart().measured()[0]);
@@ -313,15 +314,15 @@ void TestMeasure::windowShowsMeasuredBesidePredicted() {
 
 void TestMeasure::mismatchIsAnError() {
     MainWindow window(fresh());
-    window.setLayers(8);
-    QTRY_VERIFY(!window.isSimulating() && window.run(0));
+    window.session().setLayers(8);
+    QTRY_VERIFY(!window.session().isSimulating() && window.session().run(0));
     QVERIFY(measureFromWindow(window, [](MeasureSettings &s) {
         s.backendFactory = [](std::shared_ptr<const exec::NetworkParameters> p) -> std::unique_ptr<exec::Backend> {
             return std::make_unique<MiscountingBackend>(std::move(p), 64);
         };
     }));
     SummaryTable *t = window.summaryTable();
-    QCOMPARE(t->errorRows(), window.paneCount());
+    QCOMPARE(t->errorRows(), window.session().paneCount());
     for (int r = 0; r < t->rowCount(); ++r) {
         QTableWidgetItem *cell = t->item(r, SummaryTable::MeasuredPeak);
         QVERIFY(cell->text() != t->item(r, SummaryTable::NetworkPredicted)->text());
@@ -331,7 +332,7 @@ void TestMeasure::mismatchIsAnError() {
     const QString message = window.statusBar()->currentMessage();
     QVERIFY2(message.contains("ERROR") && message.contains("differs from the predicted"), qPrintable(message));
     // The chart shows it too: the measured curve leaves the predicted one, by 64 bytes of 256 per node.
-    const Timeline &tl = *window.run(0)->timeline;
+    const Timeline &tl = *window.session().run(0)->timeline;
     const auto &measured = window.chart()->chart().measured();
     QVERIFY(!measured.empty() && measured[0]);
     for (std::int64_t s = 0; s < tl.steps(); ++s)
@@ -356,7 +357,6 @@ void TestMeasure::overlayOnlyForTheSameOps() {
     QVERIFY(!bad.refused.isEmpty());
 }
 
-
 // The opened model is a transformer the executor runs: that very model is
 // measured (not a tanh chain), with every peak as predicted and time ratios.
 void TestMeasure::transformerModelIsMeasuredItself() {
@@ -367,9 +367,8 @@ void TestMeasure::transformerModelIsMeasuredItself() {
     shape.seq = 6;
     shape.batch = 2;
     const Model model = exec::transformerModel(shape);
-    const MeasureReport report =
-        measurePanes({config("store-all"), config("periodic", 1)}, model.layers(), settingsFor("cpu", 16, 4), {}, {},
-                     &model);
+    const MeasureReport report = measurePanes({config("store-all"), config("periodic", 1)}, model.layers(),
+                                              settingsFor("cpu", 16, 4), {}, {}, &model);
     QVERIFY(report.ranPaneModel);
     QVERIFY2(report.network.rfind("transformer", 0) == 0, report.network.c_str());
     for (const MeasuredPane &p : report.panes) {
@@ -399,9 +398,10 @@ void TestMeasure::shippedTransformerIsRecognised() {
 // puts nothing beside the model's rows (no tick beside numbers it did not run).
 void TestMeasure::otherModelFilesAreNeverTicked() {
     MainWindow window(fresh());
-    const std::string file = qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/vgg16-batch32.json";
-    window.setModel(std::make_shared<const Model>(loadModelFile(file).model), QStringLiteral("VGG-16"));
-    QTRY_VERIFY(!window.isSimulating() && window.run(0));
+    const std::string file =
+        qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() + "/resources/models/vgg16-batch32.json";
+    window.session().setModel(std::make_shared<const Model>(loadModelFile(file).model), QStringLiteral("VGG-16"));
+    QTRY_VERIFY(!window.session().isSimulating() && window.session().run(0));
     QVERIFY(measureFromWindow(window));
     SummaryTable *t = window.summaryTable();
     QVERIFY(t->isColumnHidden(SummaryTable::MeasuredPeak));

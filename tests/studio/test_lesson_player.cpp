@@ -63,7 +63,7 @@ struct Window {
         QApplication::setActiveWindow(&window);
     }
     // Panes planned and the chapter's stops known.
-    bool ready() const { return !window.isSimulating() && (!lesson->stopTimes().empty() || lesson->curve()); }
+    bool ready() const { return !window.session().isSimulating() && (!lesson->stopTimes().empty() || lesson->curve()); }
 };
 
 } // namespace
@@ -77,8 +77,8 @@ private slots:
         QCOMPARE(w.lesson->open(builtinLesson()), QString());
         QVERIFY(w.lesson->isOpen());
         QCOMPARE(w.lesson->chapter(), 0);
-        QCOMPARE(w.window.paneCount(), 1);
-        QCOMPARE(w.window.layers(), 8);
+        QCOMPARE(w.window.session().paneCount(), 1);
+        QCOMPARE(w.window.session().layers(), 8);
         QVERIFY(!w.player->isPlaying());
         QCOMPARE(w.player->position(), 0);
         QVERIFY(w.lesson->caption()->isVisible());
@@ -140,7 +140,7 @@ private slots:
         }
         const std::vector<double> stops = w.lesson->stopTimes();
         QCOMPARE(stops.size(), std::size_t{3});
-        w.window.setSpeed(400); // the chapter plays in a moment
+        w.window.session().setSpeed(400); // the chapter plays in a moment
         QWidget *focused = QApplication::focusWidget();
         QVERIFY2(focused, "the window gives no widget focus");
         const QString shown = shownBy(focused);
@@ -165,13 +165,13 @@ private slots:
         press(Qt::Key_Left);
         QCOMPARE(w.player->time(), 0.0);
         // Page Down while playing: there at once.
-        w.window.setSpeed(0.5);
+        w.window.session().setSpeed(0.5);
         press(Qt::Key_Right);
         QVERIFY(w.player->isPlaying());
         press(Qt::Key_PageDown);
         QVERIFY(!w.player->isPlaying());
         QVERIFY(near(w.player->time(), stops[0]));
-        w.window.setSpeed(400);
+        w.window.session().setSpeed(400);
         press(Qt::Key_PageDown);
         QTRY_VERIFY(!w.player->isPlaying());
         press(Qt::Key_PageDown);
@@ -183,7 +183,7 @@ private slots:
         press(Qt::Key_PageDown);
         QCOMPARE(w.lesson->chapter(), 1);
         QCOMPARE(w.player->time(), 0.0);
-        QCOMPARE(w.window.paneCount(), 2);
+        QCOMPARE(w.window.session().paneCount(), 2);
         QVERIFY(w.lesson->caption()->title().contains("Store everything, or recompute everything?"));
         QTRY_COMPARE(w.window.pane(0)->findChild<QWidget *>("strategy")->isVisible(), !presenting);
         press(Qt::Key_PageUp);
@@ -215,7 +215,7 @@ private slots:
             QCOMPARE(w.lesson->chapter(), c);
             QTRY_VERIFY(w.ready());
             const std::vector<double> stops = w.lesson->stopTimes();
-            w.window.setSpeed(std::max(400.0, w.player->endTime()));
+            w.window.session().setSpeed(std::max(400.0, w.player->endTime()));
             for (const double stop : stops) {
                 press(Qt::Key_PageDown);
                 ++presses;
@@ -337,7 +337,7 @@ private slots:
             QCOMPARE(restored.lesson()->file(), QFileInfo(builtinLesson()).absoluteFilePath());
             QVERIFY(restored.presentationMode());
             QCOMPARE(restored.theme(), studio::Theme::Dark);
-            QCOMPARE(restored.paneCount(), 3); // the chapter's panes
+            QCOMPARE(restored.session().paneCount(), 3); // the chapter's panes
             // Leaving them off is remembered too.
             restored.lesson()->close();
             restored.setPresentationMode(false);
@@ -385,7 +385,7 @@ private slots:
                 QVERIFY(curve->chart()->height() * 3 >= w.window.height());
                 const render::FrontierLayout l =
                     render::FrontierLayout::make(QRectF(curve->chart()->rect()), QFontMetricsF(curve->chart()->font()),
-                                                 *curve->chart()->frontier(), w.window.model()->costUnit());
+                                                 *curve->chart()->frontier(), w.window.session().model()->costUnit());
                 QPainterPathStroker stroker;
                 stroker.setWidth(render::FrontierLayout::kPenWidth);
                 QPainterPath path;

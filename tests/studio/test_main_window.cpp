@@ -57,16 +57,17 @@ private slots:
         window.resize(1280, 800);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QCOMPARE(window.layers(), 16);
-        QCOMPARE(window.paneCount(), 3);
+        QCOMPARE(window.session().layers(), 16);
+        QCOMPARE(window.session().paneCount(), 3);
         const char *expected[] = {"store-all", "recompute-all", "periodic"};
         for (int i = 0; i < 3; ++i) {
-            QVERIFY(window.run(i));
-            QCOMPARE(QString::fromStdString(window.run(i)->timeline->schedule().strategy), QString(expected[i]));
+            QVERIFY(window.session().run(i));
+            QCOMPARE(QString::fromStdString(window.session().run(i)->timeline->schedule().strategy),
+                     QString(expected[i]));
             QCOMPARE(window.summaryTable()->item(i, studio::SummaryTable::PeakNodes)->text(),
-                     QString::number(window.run(i)->summary.peakNodes));
+                     QString::number(window.session().run(i)->summary.peakNodes));
         }
-        window.setSpeed(5000);
+        window.session().setSpeed(5000);
         window.player()->play();
         QTRY_VERIFY_WITH_TIMEOUT(!window.player()->isPlaying(), 10000);
         QCOMPARE(window.player()->position(), window.player()->lastPosition());
@@ -84,11 +85,11 @@ private slots:
         const QColor residentFills[] = {palette.resident, palette.recomputed, palette.current};
         for (const double fraction : {0.1, 0.3, 0.6}) {
             window.player()->seekTime(fraction * window.player()->endTime());
-            for (int i = 0; i < window.paneCount(); ++i) {
+            for (int i = 0; i < window.session().paneCount(); ++i) {
                 studio::ScheduleView *view = window.pane(i)->view();
                 const QImage image = view->grab().toImage();
                 const auto layout = view->layout();
-                const Timeline &tl = *window.run(i)->timeline;
+                const Timeline &tl = *window.session().run(i)->timeline;
                 const StepState state = tl.stateAt(window.player()->stepOf(i));
                 QCOMPARE(view->step(), state.step);
                 for (NodeId id = 0; id < NodeId(tl.model().nodeCount()); ++id) {
@@ -120,7 +121,7 @@ private slots:
         QTest::keyClick(&window, Qt::Key_Home);
         QCOMPARE(player->position(), 0);
         QTest::keyClick(&window, Qt::Key_P); // the first pane's peak
-        QCOMPARE(player->stepOf(0), window.run(0)->summary.peakStep);
+        QCOMPARE(player->stepOf(0), window.session().run(0)->summary.peakStep);
         QCOMPARE(moved.count(), 5);
         QTest::keyClick(&window, Qt::Key_Space);
         QVERIFY(player->isPlaying());
@@ -134,11 +135,11 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         studio::ScheduleView *view = window.pane(2)->view(); // periodic, k = 4
-        const Model &model = *window.run(2)->model;
+        const Model &model = *window.session().run(2)->model;
         const QPoint a5 = view->layout().center(model, 5).toPoint();
         QTest::mouseClick(view, Qt::LeftButton, {}, a5);
-        QCOMPARE(window.paneConfig(2).strategy, std::string("checkpoints"));
-        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 5, 8, 12}));
+        QCOMPARE(window.session().paneConfig(2).strategy, std::string("checkpoints"));
+        QCOMPARE(*window.session().paneConfig(2).params.checkpoints, (std::vector<int>{4, 5, 8, 12}));
         // The summary shows the simulator's counts for the new schedule at once.
         StrategyParams params;
         params.checkpoints = std::vector<int>{4, 5, 8, 12};
@@ -151,13 +152,13 @@ private slots:
         QCOMPARE(cell(studio::SummaryTable::Recomputations), QString::number(expected.recomputations));
         // Clicking again drops it.
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 5).toPoint());
-        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
+        QCOMPARE(*window.session().paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
         QCOMPARE(cell(studio::SummaryTable::ForwardEvaluations),
-                 QString::number(window.run(2)->summary.forwardEvaluations));
+                 QString::number(window.session().run(2)->summary.forwardEvaluations));
         // Backward nodes and a_0 are not checkpoints: nothing changes.
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, model.backwardNode(3)).toPoint());
         QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(model, 0).toPoint());
-        QCOMPARE(*window.paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
+        QCOMPARE(*window.session().paneConfig(2).params.checkpoints, (std::vector<int>{4, 8, 12}));
     }
 
     void surprisesAreExplained() {
@@ -166,31 +167,32 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         // A click on recompute-all turns the pane into `checkpoints`: the status bar says so and why the peak moved.
-        const std::int64_t peakBefore = window.run(1)->summary.peakNodes;
+        const std::int64_t peakBefore = window.session().run(1)->summary.peakNodes;
         studio::ScheduleView *view = window.pane(1)->view();
-        QTest::mouseClick(view, Qt::LeftButton, {}, view->layout().center(*window.run(1)->model, 5).toPoint());
-        QCOMPARE(window.paneConfig(1).strategy, std::string("checkpoints"));
+        QTest::mouseClick(view, Qt::LeftButton, {},
+                          view->layout().center(*window.session().run(1)->model, 5).toPoint());
+        QCOMPARE(window.session().paneConfig(1).strategy, std::string("checkpoints"));
         const QString message = window.statusBar()->currentMessage();
-        const std::int64_t peakAfter = window.run(1)->summary.peakNodes;
+        const std::int64_t peakAfter = window.session().run(1)->summary.peakNodes;
         QVERIFY(peakAfter != peakBefore);
         QVERIFY2(message.contains("now uses 'checkpoints'") && message.contains("recompute-all") &&
                      message.contains(QStringLiteral("Peak %1 \u2192 %2 nodes").arg(peakBefore).arg(peakAfter)),
                  qPrintable(message));
-        QCOMPARE(QString::fromStdString(window.run(1)->timeline->schedule().description),
+        QCOMPARE(QString::fromStdString(window.session().run(1)->timeline->schedule().description),
                  QStringLiteral("1 chosen checkpoint"));
 
         // Boxes show what the schedule used: a budget of 1 node, revolve's slots at n = 1.
         QVERIFY(window.planForBudget(QStringLiteral("1 nodes")));
-        QTRY_VERIFY(!window.isSimulating());
+        QTRY_VERIFY(!window.session().isSimulating());
         QCOMPARE(window.pane(3)->findChild<QSpinBox *>("budget")->value(), 1);
         studio::PaneConfig revolve;
         revolve.strategy = "revolve";
         revolve.params.checkpointSlots = 4;
-        window.setPaneConfig(0, revolve);
-        window.setLayers(1);
-        QTRY_VERIFY(!window.isSimulating() && window.run(0));
+        window.session().setPaneConfig(0, revolve);
+        window.session().setLayers(1);
+        QTRY_VERIFY(!window.session().isSimulating() && window.session().run(0));
         const int slotCount = window.pane(0)->findChild<QSpinBox *>("slots")->value();
-        const QString title = QString::fromStdString(window.run(0)->timeline->schedule().description);
+        const QString title = QString::fromStdString(window.session().run(0)->timeline->schedule().description);
         QVERIFY2(title.startsWith(QStringLiteral("%1 slot").arg(slotCount)), qPrintable(title));
     }
 
@@ -211,8 +213,8 @@ private slots:
         studio::PaneConfig config;
         config.strategy = "checkpoints";
         config.params.checkpoints = std::vector<int>{99};
-        window.setPaneConfig(0, config);
-        QVERIFY(!window.run(0)); // not simulated, and the pane says why
+        window.session().setPaneConfig(0, config);
+        QVERIFY(!window.session().run(0)); // not simulated, and the pane says why
         QVERIFY2(window.pane(0)->narration().contains("checkpoint 99 is out of range"),
                  qPrintable(window.pane(0)->narration()));
         QCOMPARE(window.summaryTable()->item(0, 0)->text(), QString("(not simulated)"));
@@ -220,8 +222,8 @@ private slots:
         studio::PaneConfig periodic;
         periodic.strategy = "periodic";
         periodic.params.every = 0;
-        window.setPaneConfig(2, periodic);
-        QVERIFY(!window.run(2));
+        window.session().setPaneConfig(2, periodic);
+        QVERIFY(!window.session().run(2));
         QVERIFY2(window.pane(2)->narration().contains("must be from 1 to n = 16, got 0"),
                  qPrintable(window.pane(2)->narration()));
         // The other panes still play.
@@ -231,27 +233,28 @@ private slots:
 
     void changingNKeepsThePanes() {
         MainWindow window(fresh());
-        window.setLayers(64);
-        QCOMPARE(window.paneCount(), 3);
+        window.session().setLayers(64);
+        QCOMPARE(window.session().paneCount(), 3);
         for (int i = 0; i < 3; ++i)
-            QCOMPARE(window.run(i)->model->layers(), 64);
-        window.setSyncByTime(false);
+            QCOMPARE(window.session().run(i)->model->layers(), 64);
+        window.session().setSyncByTime(false);
         window.player()->jumpToEnd();
-        QCOMPARE(window.player()->stepOf(1), window.run(1)->timeline->steps() - 1);
+        QCOMPARE(window.player()->stepOf(1), window.session().run(1)->timeline->steps() - 1);
     }
 
     void longWorkRunsOffTheGuiThread() {
         MainWindow window(fresh());
         // recompute-all at n = 1500 has about 2.3 million ops: simulated in the background.
-        window.setLayers(1500);
-        QVERIFY(window.isSimulating());
-        QVERIFY(!window.run(1));
-        QVERIFY(window.run(0) && window.run(2)); // the cheap panes are ready at once
-        QTRY_VERIFY_WITH_TIMEOUT(window.run(1) != nullptr, 60000);
-        QCOMPARE(window.run(1)->model->layers(), 1500);
-        QCOMPARE(window.run(1)->summary.recomputations, window.run(1)->summary.forwardEvaluations - 1500);
+        window.session().setLayers(1500);
+        QVERIFY(window.session().isSimulating());
+        QVERIFY(!window.session().run(1));
+        QVERIFY(window.session().run(0) && window.session().run(2)); // the cheap panes are ready at once
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().run(1) != nullptr, 60000);
+        QCOMPARE(window.session().run(1)->model->layers(), 1500);
+        QCOMPARE(window.session().run(1)->summary.recomputations,
+                 window.session().run(1)->summary.forwardEvaluations - 1500);
         QCOMPARE(window.summaryTable()->item(1, studio::SummaryTable::ForwardEvaluations)->text(),
-                 QString::number(window.run(1)->summary.forwardEvaluations));
+                 QString::number(window.session().run(1)->summary.forwardEvaluations));
     }
 
     void plannersRunInTheBackgroundToo() {
@@ -261,12 +264,12 @@ private slots:
         studio::PaneConfig budget;
         budget.strategy = "budget";
         budget.params.budgetNodes = 7;
-        window.setPaneConfig(0, budget);
-        QTRY_VERIFY_WITH_TIMEOUT(window.run(0) != nullptr, 30000);
-        QCOMPARE(QString::fromStdString(window.run(0)->timeline->schedule().strategy), QString("budget"));
-        QVERIFY(window.run(0)->summary.peakNodes <= 7);
+        window.session().setPaneConfig(0, budget);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().run(0) != nullptr, 30000);
+        QCOMPARE(QString::fromStdString(window.session().run(0)->timeline->schedule().strategy), QString("budget"));
+        QVERIFY(window.session().run(0)->summary.peakNodes <= 7);
         QCOMPARE(window.summaryTable()->item(0, studio::SummaryTable::PeakNodes)->text(),
-                 QString::number(window.run(0)->summary.peakNodes));
+                 QString::number(window.session().run(0)->summary.peakNodes));
     }
 
     void oneToFourPanes() {
@@ -274,20 +277,21 @@ private slots:
         studio::PaneConfig config;
         config.strategy = "periodic";
         config.params.every = 2;
-        window.addPane(config);
-        QCOMPARE(window.paneCount(), 4);
+        window.session().addPane(config);
+        QCOMPARE(window.session().paneCount(), 4);
         QCOMPARE(window.player()->trackCount(), 4);
-        window.addPane(config); // refused: four is the most
-        QCOMPARE(window.paneCount(), 4);
+        window.session().addPane(config); // refused: four is the most
+        QCOMPARE(window.session().paneCount(), 4);
         QCOMPARE(window.summaryTable()->rowCount(), 4);
-        window.removePane(0);
-        QCOMPARE(window.paneCount(), 3);
+        window.session().removePane(0);
+        QCOMPARE(window.session().paneCount(), 3);
         QCOMPARE(window.player()->trackCount(), 3);
-        QCOMPARE(QString::fromStdString(window.run(0)->timeline->schedule().strategy), QString("recompute-all"));
-        while (window.paneCount() > 1)
-            window.removePane(0);
-        window.removePane(0); // the last pane stays
-        QCOMPARE(window.paneCount(), 1);
+        QCOMPARE(QString::fromStdString(window.session().run(0)->timeline->schedule().strategy),
+                 QString("recompute-all"));
+        while (window.session().paneCount() > 1)
+            window.session().removePane(0);
+        window.session().removePane(0); // the last pane stays
+        QCOMPARE(window.session().paneCount(), 1);
         QCOMPARE(window.summaryTable()->rowCount(), 1);
     }
 
@@ -295,21 +299,21 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         {
             MainWindow window(fresh());
-            window.setLayers(20);
+            window.session().setLayers(20);
             studio::PaneConfig config;
             config.strategy = "checkpoints";
             config.params.checkpoints = std::vector<int>{2, 9};
-            window.setPaneConfig(1, config);
-            window.setSyncByTime(false);
-            window.setSpeed(12);
+            window.session().setPaneConfig(1, config);
+            window.session().setSyncByTime(false);
+            window.session().setSpeed(12);
             QVERIFY(window.close());
         }
         MainWindow restored({});
-        QCOMPARE(restored.layers(), 20);
-        QCOMPARE(restored.paneCount(), 3);
-        QCOMPARE(restored.paneConfig(1).strategy, std::string("checkpoints"));
-        QCOMPARE(*restored.paneConfig(1).params.checkpoints, (std::vector<int>{2, 9}));
-        QVERIFY(!restored.syncByTime());
+        QCOMPARE(restored.session().layers(), 20);
+        QCOMPARE(restored.session().paneCount(), 3);
+        QCOMPARE(restored.session().paneConfig(1).strategy, std::string("checkpoints"));
+        QCOMPARE(*restored.session().paneConfig(1).params.checkpoints, (std::vector<int>{2, 9}));
+        QVERIFY(!restored.session().syncByTime());
         QCOMPARE(restored.player()->speed(), 12.0);
     }
 };

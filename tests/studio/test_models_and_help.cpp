@@ -70,13 +70,14 @@ private slots:
         QAction *unet = exampleAction(window, "unet-batch8.json");
         QVERIFY2(unet, "File > Examples lists the U-Net");
         unet->trigger();
-        QVERIFY(!window.model()->isChain());
-        QCOMPARE(window.layers(), window.model()->layers());
-        QVERIFY(window.modelName().contains("U-Net"));
-        for (int i = 0; i < window.paneCount(); ++i) {
-            QTRY_VERIFY_WITH_TIMEOUT(window.run(i) != nullptr, 30000); // planners run in the background
-            QCOMPARE(window.run(i)->model, window.model());
-            QVERIFY2(window.run(i)->strategy->worksOnGraphs(), window.run(i)->strategy->name().data());
+        QVERIFY(!window.session().model()->isChain());
+        QCOMPARE(window.session().layers(), window.session().model()->layers());
+        QVERIFY(window.session().modelName().contains("U-Net"));
+        for (int i = 0; i < window.session().paneCount(); ++i) {
+            QTRY_VERIFY_WITH_TIMEOUT(window.session().run(i) != nullptr, 30000); // planners run in the background
+            QCOMPARE(window.session().run(i)->model, window.session().model());
+            QVERIFY2(window.session().run(i)->strategy->worksOnGraphs(),
+                     window.session().run(i)->strategy->name().data());
             // Chain-only strategies cannot be picked for this model.
             auto *combo = window.pane(i)->findChild<QComboBox *>("strategy");
             auto *items = qobject_cast<QStandardItemModel *>(combo->model());
@@ -89,10 +90,10 @@ private slots:
         const QColor residentFills[] = {palette.resident, palette.recomputed, palette.current};
         for (const double fraction : {0.2, 0.5, 0.8}) {
             window.player()->seekTime(fraction * window.player()->endTime());
-            for (int i = 0; i < window.paneCount(); ++i) {
+            for (int i = 0; i < window.session().paneCount(); ++i) {
                 studio::ScheduleView *view = window.pane(i)->view();
                 const QImage image = view->grab().toImage();
-                const Timeline &tl = *window.run(i)->timeline;
+                const Timeline &tl = *window.session().run(i)->timeline;
                 const StepState state = tl.stateAt(window.player()->stepOf(i));
                 for (NodeId id = 0; id < NodeId(tl.model().nodeCount()); ++id) {
                     const QColor pixel =
@@ -104,11 +105,13 @@ private slots:
             }
         }
         // A GIF of this model is captioned with the model's name.
-        QVERIFY(studio::ExportGifDialog(window).options().picture.caption.contains("U-Net"));
+        QVERIFY(studio::ExportGifDialog(window.session(), window.centralWidget())
+                    .options()
+                    .picture.caption.contains("U-Net"));
         // Changing n returns to a uniform chain; every strategy is available again.
-        window.setLayers(12);
-        QVERIFY(window.model()->isChain());
-        QVERIFY(window.modelName().isEmpty());
+        window.session().setLayers(12);
+        QVERIFY(window.session().model()->isChain());
+        QVERIFY(window.session().modelName().isEmpty());
         auto *combo = window.pane(0)->findChild<QComboBox *>("strategy");
         for (int k = 0; k < combo->count(); ++k)
             QVERIFY(qobject_cast<QStandardItemModel *>(combo->model())->item(k)->isEnabled());
@@ -141,12 +144,12 @@ private slots:
             file.write(content);
         }
         MainWindow window(fresh());
-        const std::shared_ptr<const Model> before = window.model();
-        const std::shared_ptr<const studio::PaneRun> run = window.run(0);
+        const std::shared_ptr<const Model> before = window.session().model();
+        const std::shared_ptr<const studio::PaneRun> run = window.session().run(0);
         QVERIFY(!window.openModelFile(path));
-        QCOMPARE(window.model(), before);
-        QCOMPARE(window.run(0), run);
-        QCOMPARE(window.layers(), 16);
+        QCOMPARE(window.session().model(), before);
+        QCOMPARE(window.session().run(0), run);
+        QCOMPARE(window.session().layers(), 16);
         const QString message = takeMessageBox(window);
         QVERIFY2(message.contains(expected), qPrintable(message));
     }
@@ -168,16 +171,17 @@ private slots:
         QFETCH(qint64, peakBytes);
         MainWindow window(fresh());
         QVERIFY(window.planForBudget(budget));
-        QCOMPARE(window.paneCount(), 4);
-        QTRY_VERIFY_WITH_TIMEOUT(window.run(3) != nullptr, 30000);
-        QCOMPARE(window.paneConfig(3).strategy, std::string("budget"));
+        QCOMPARE(window.session().paneCount(), 4);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().run(3) != nullptr, 30000);
+        QCOMPARE(window.session().paneConfig(3).strategy, std::string("budget"));
         if (peakNodes > 0)
-            QVERIFY(window.run(3)->summary.peakNodes <= peakNodes);
+            QVERIFY(window.session().run(3)->summary.peakNodes <= peakNodes);
         if (peakBytes > 0)
-            QVERIFY(window.run(3)->summary.peakBytes <= peakBytes);
+            QVERIFY(window.session().run(3)->summary.peakBytes <= peakBytes);
         // The planner's schedule is replayed by the simulator like any other.
-        QCOMPARE(window.run(3)->summary.peakNodes,
-                 Simulator::summarize(*window.model(), window.run(3)->timeline->schedule()).peakNodes);
+        QCOMPARE(
+            window.session().run(3)->summary.peakNodes,
+            Simulator::summarize(*window.session().model(), window.session().run(3)->timeline->schedule()).peakNodes);
     }
 
     void aBudgetBelowTheMinimumSaysSo() {
@@ -186,10 +190,10 @@ private slots:
         MainWindow window(fresh());
         QVERIFY(window.planForBudget("1 nodes"));
         QTRY_VERIFY_WITH_TIMEOUT(window.pane(3)->narration().contains("below the minimum feasible"), 30000);
-        QVERIFY(!window.run(3));
+        QVERIFY(!window.session().run(3));
         // Text that is no budget is refused before any pane is added.
         QVERIFY(!window.planForBudget("lots"));
-        QCOMPARE(window.paneCount(), 4);
+        QCOMPARE(window.session().paneCount(), 4);
         QVERIFY(takeMessageBox(window).contains("lots"));
     }
 
@@ -198,20 +202,21 @@ private slots:
         if (!StrategyRegistry::builtin().find("budget"))
             QSKIP("the budget planner is not built in");
         MainWindow window(fresh());
-        window.setLayers(1000); // about 10 s of planning on one core
+        window.session().setLayers(1000); // about 10 s of planning on one core
         QVERIFY(window.planForBudget("40 nodes"));
         auto *bar = window.statusBar()->findChild<QProgressBar *>();
         QVERIFY(bar && !bar->isHidden());
         QTRY_VERIFY_WITH_TIMEOUT(bar->maximum() == 1000 && bar->value() > 0, 30000); // a fraction, not just busy
-        QVERIFY2(window.isSimulating(), "still planning when Cancel is pressed");
+        QVERIFY2(window.session().isSimulating(), "still planning when Cancel is pressed");
         QPushButton *cancel = nullptr;
         for (QPushButton *b : window.statusBar()->findChildren<QPushButton *>())
             if (b->text() == "Cancel")
                 cancel = b;
         QVERIFY(cancel && !cancel->isHidden());
         QTest::mouseClick(cancel, Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!window.isSimulating(), 5000); // the planner stopped, it did not run to the end
-        QVERIFY(!window.run(3));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session().isSimulating(),
+                                 5000); // the planner stopped, it did not run to the end
+        QVERIFY(!window.session().run(3));
         QVERIFY(window.pane(3)->narration().contains("cancelled"));
         QTRY_VERIFY(bar->isHidden());
     }
@@ -224,10 +229,10 @@ private slots:
             QVERIFY(window.close());
         }
         MainWindow restored({});
-        QCOMPARE(restored.modelFile(), QFileInfo(path).absoluteFilePath());
-        QCOMPARE(restored.layers(), restored.model()->layers());
-        QVERIFY(restored.modelName().contains("VGG"));
-        restored.setLayers(16); // back to a chain for whoever starts next
+        QCOMPARE(restored.session().modelFile(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(restored.session().layers(), restored.session().model()->layers());
+        QVERIFY(restored.session().modelName().contains("VGG"));
+        restored.session().setLayers(16); // back to a chain for whoever starts next
         QVERIFY(restored.close());
     }
 

@@ -46,15 +46,15 @@ private slots:
         window.setTheme(studio::Theme::Light);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.loadScenario(offloadScenario());
-        QCOMPARE(window.paneCount(), 3);
-        QVERIFY(window.link().on());
-        for (int i = 0; i < window.paneCount(); ++i) {
-            QVERIFY(window.run(i));
-            QVERIFY(window.run(i)->timeline->timed()); // all panes on one clock: all timed
+        window.session().loadScenario(offloadScenario());
+        QCOMPARE(window.session().paneCount(), 3);
+        QVERIFY(window.session().link().on());
+        for (int i = 0; i < window.session().paneCount(); ++i) {
+            QVERIFY(window.session().run(i));
+            QVERIFY(window.session().run(i)->timeline->timed()); // all panes on one clock: all timed
             QVERIFY(window.pane(i)->view()->hasHostLane());
         }
-        const Timeline &tl = *window.run(2)->timeline;
+        const Timeline &tl = *window.session().run(2)->timeline;
         QCOMPARE(tl.schedule().strategy, std::string("offload-all"));
         QVERIFY(!tl.stalls().empty());
         const render::Palette palette = render::Palette::light();
@@ -102,7 +102,7 @@ private slots:
         const studio::SummaryTable *table = window.summaryTable();
         QVERIFY(!table->isColumnHidden(studio::SummaryTable::Makespan));
         QCOMPARE(table->item(2, studio::SummaryTable::Makespan)->text(),
-                 QString::fromStdString(formatSeconds(window.run(2)->summary.makespanSeconds)));
+                 QString::fromStdString(formatSeconds(window.session().run(2)->summary.makespanSeconds)));
         window.setTheme(studio::Theme::System);
     }
 
@@ -111,22 +111,22 @@ private slots:
         MainWindow window(remat::testing::freshWindow());
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(!window.link().on());
-        QVERIFY(!window.run(0)->timeline->timed());
+        QVERIFY(!window.session().link().on());
+        QVERIFY(!window.session().run(0)->timeline->timed());
         studio::PaneConfig config;
         config.strategy = "offload-all";
-        window.setPaneConfig(0, config);
-        QCOMPARE(window.link(), LinkSettings::defaults());
-        QVERIFY(window.run(0));
-        QVERIFY(window.run(0)->timeline->timed());
-        QVERIFY(window.run(0)->summary.transferBytes > 0);
+        window.session().setPaneConfig(0, config);
+        QCOMPARE(window.session().link(), LinkSettings::defaults());
+        QVERIFY(window.session().run(0));
+        QVERIFY(window.session().run(0)->timeline->timed());
+        QVERIFY(window.session().run(0)->summary.transferBytes > 0);
         QVERIFY(window.statusBar()->currentMessage().contains("default"));
         QVERIFY(window.findChild<QLabel *>("linkLabel")->text().contains("16GB/s"));
         // Turning the link off again: untimed panes, and offload-all says what it needs.
-        QCOMPARE(window.setLink({}), QString());
-        QVERIFY(!window.link().on());
-        QVERIFY(!window.run(1)->timeline->timed());
-        QVERIFY(!window.run(0));
+        QCOMPARE(window.session().setLink({}), QString());
+        QVERIFY(!window.session().link().on());
+        QVERIFY(!window.session().run(1)->timeline->timed());
+        QVERIFY(!window.session().run(0));
         QVERIFY2(window.pane(0)->narration().contains("link"), qPrintable(window.pane(0)->narration()));
     }
 
@@ -170,12 +170,12 @@ private slots:
         QFETCH(QString, text);
         QFETCH(QString, message);
         MainWindow window(remat::testing::freshWindow());
-        window.loadScenario(offloadScenario());
-        const LinkSettings before = window.link();
-        const double makespan = window.run(2)->summary.makespanSeconds;
+        window.session().loadScenario(offloadScenario());
+        const LinkSettings before = window.session().link();
+        const double makespan = window.session().run(2)->summary.makespanSeconds;
         bool applied = false;
         studio::LinkDialog dialog(before, true, [&](const LinkSettings &s) {
-            const QString refused = window.setLink(s);
+            const QString refused = window.session().setLink(s);
             applied = refused.isEmpty();
             return refused;
         });
@@ -185,15 +185,15 @@ private slots:
         QVERIFY2(dialog.message().contains(message), qPrintable(dialog.message()));
         QVERIFY(dialog.result() != QDialog::Accepted);
         // Nothing changed: the link, the panes.
-        QCOMPARE(window.link(), before);
-        QCOMPARE(window.run(2)->summary.makespanSeconds, makespan);
+        QCOMPARE(window.session().link(), before);
+        QCOMPARE(window.session().run(2)->summary.makespanSeconds, makespan);
         // Fixed, the same dialog applies: a slower link, a longer step.
         dialog.setSettings(before);
         dialog.findChild<QLineEdit *>("link")->setText("8GB/s");
         dialog.accept();
         QVERIFY(applied);
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
-        QVERIFY(window.run(2)->summary.makespanSeconds > makespan);
+        QVERIFY(window.session().run(2)->summary.makespanSeconds > makespan);
     }
 
     // The link is part of the session; one edited into nonsense is dropped, not a crash.
@@ -203,37 +203,37 @@ private slots:
         slow.machine.hostBudget = "4GiB";
         {
             MainWindow window(remat::testing::freshWindow());
-            window.loadScenario(offloadScenario());
-            QCOMPARE(window.setLink(slow), QString());
+            window.session().loadScenario(offloadScenario());
+            QCOMPARE(window.session().setLink(slow), QString());
             QVERIFY(window.close());
         }
         {
             MainWindow restored({});
-            QCOMPARE(restored.link(), slow);
-            QVERIFY(restored.run(2)->timeline->timed());
-            QCOMPARE(restored.run(2)->timeline->machine().link.bytesPerSecond, 8e9);
+            QCOMPARE(restored.session().link(), slow);
+            QVERIFY(restored.session().run(2)->timeline->timed());
+            QCOMPARE(restored.session().run(2)->timeline->machine().link.bytesPerSecond, 8e9);
         }
         QSettings().setValue("link/forwardTime", "2 parsecs");
         // Dropped; the offload pane then gets the default link, as when it is picked without one.
         MainWindow restored({});
-        QCOMPARE(restored.link(), LinkSettings::defaults());
-        QCOMPARE(restored.paneCount(), 3);
-        QVERIFY(restored.run(2)->timeline->timed());
+        QCOMPARE(restored.session().link(), LinkSettings::defaults());
+        QCOMPARE(restored.session().paneCount(), 3);
+        QVERIFY(restored.session().run(2)->timeline->timed());
     }
 
     // A budget offload-budget plans for comes from the dialog.
     void offloadBudgetPlansForTheDeviceBudget() {
         MainWindow window(remat::testing::freshWindow());
-        window.loadScenario(offloadScenario());
-        LinkSettings link = window.link();
+        window.session().loadScenario(offloadScenario());
+        LinkSettings link = window.session().link();
         link.machine.deviceBudget = "512MiB";
-        QCOMPARE(window.setLink(link), QString());
+        QCOMPARE(window.session().setLink(link), QString());
         studio::PaneConfig config;
         config.strategy = "offload-budget";
-        window.setPaneConfig(1, config);
-        QTRY_VERIFY(window.run(1) != nullptr); // planned off the GUI thread
-        QCOMPARE(window.run(1)->timeline->schedule().strategy, std::string("offload-budget"));
-        QVERIFY(window.run(1)->summary.peakBytes <= std::int64_t{512} << 20);
+        window.session().setPaneConfig(1, config);
+        QTRY_VERIFY(window.session().run(1) != nullptr); // planned off the GUI thread
+        QCOMPARE(window.session().run(1)->timeline->schedule().strategy, std::string("offload-budget"));
+        QVERIFY(window.session().run(1)->summary.peakBytes <= std::int64_t{512} << 20);
     }
 };
 

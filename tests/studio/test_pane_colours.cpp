@@ -48,26 +48,26 @@ private slots:
     void aRefusedPaneDoesNotShiftTheOthers() {
         QFETCH(bool, slow);
         MainWindow window(remat::testing::freshWindow());
-        QCOMPARE(window.paneCount(), 3);
-        QTRY_VERIFY_WITH_TIMEOUT(window.run(2) != nullptr, 30000);
-        const QString last = QString::fromStdString(window.run(2)->timeline->schedule().strategy);
+        QCOMPARE(window.session().paneCount(), 3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().run(2) != nullptr, 30000);
+        const QString last = QString::fromStdString(window.session().run(2)->timeline->schedule().strategy);
         QCOMPARE(chartColourOf(window, last), 2);
         studio::PaneConfig config;
         if (slow) {
-            window.setLayers(1500); // recompute-all (pane 1) takes a while
-            QVERIFY(window.isSimulating());
-            QVERIFY(!window.run(1));
+            window.session().setLayers(1500); // recompute-all (pane 1) takes a while
+            QVERIFY(window.session().isSimulating());
+            QVERIFY(!window.session().run(1));
         } else {
             config.strategy = "checkpoints";
             config.params.checkpoints = std::vector<int>{99};
-            window.setPaneConfig(0, config);
-            QVERIFY(!window.run(0));
+            window.session().setPaneConfig(0, config);
+            QVERIFY(!window.session().run(0));
         }
         QCOMPARE(chartColourOf(window, last), 2);
         const QColor swatch = window.summaryTable()->item(2, 0)->data(Qt::DecorationRole).value<QColor>();
         QVERIFY(swatch == render::Palette::light().paneColour(2) || swatch == render::Palette::dark().paneColour(2));
         if (slow)
-            QTRY_VERIFY_WITH_TIMEOUT(window.run(1) != nullptr, 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(window.session().run(1) != nullptr, 60000);
     }
 };
 

@@ -80,7 +80,7 @@ private slots:
         press(Qt::Key_Home);
         QCOMPARE(player->position(), 0);
         press(Qt::Key_P);
-        QCOMPARE(player->stepOf(0), window.run(0)->summary.peakStep);
+        QCOMPARE(player->stepOf(0), window.session().run(0)->summary.peakStep);
         press(Qt::Key_Space);
         QVERIFY(player->isPlaying());
         press(Qt::Key_Space);
@@ -88,7 +88,7 @@ private slots:
         // The keys went to the player, not into the widget.
         QCOMPARE(QApplication::focusWidget(), focused);
         QCOMPARE(shownBy(focused), shown);
-        QCOMPARE(window.layers(), 16);
+        QCOMPARE(window.session().layers(), 16);
     }
 
     void aFieldBeingEditedKeepsItsKeysUntilEnter() {
@@ -111,16 +111,16 @@ private slots:
         QVERIFY(!player->isPlaying());
         QCOMPARE(player->position(), 0);
         press(Qt::Key_Return);
-        QCOMPARE(window.layers(), 20);
+        QCOMPARE(window.session().layers(), 20);
         press(Qt::Key_Right);
         QCOMPARE(player->position(), 1);
-        QCOMPARE(window.layers(), 20);
+        QCOMPARE(window.session().layers(), 20);
 
         // A checkpoint list: its spaces and commas are text while it is edited.
         studio::PaneConfig config;
         config.strategy = "checkpoints";
         config.params.checkpoints = std::vector<int>{4};
-        window.setPaneConfig(0, config);
+        window.session().setPaneConfig(0, config);
         auto *list = window.pane(0)->findChild<QLineEdit *>("checkpoints");
         QVERIFY(list && list->isVisible());
         QTest::mouseClick(list, Qt::LeftButton);
@@ -129,7 +129,7 @@ private slots:
         QTest::keyClicks(list, QStringLiteral(", 8 12"));
         QVERIFY(!player->isPlaying());
         press(Qt::Key_Return);
-        QCOMPARE(*window.paneConfig(0).params.checkpoints, (std::vector<int>{4, 8, 12}));
+        QCOMPARE(*window.session().paneConfig(0).params.checkpoints, (std::vector<int>{4, 8, 12}));
         press(Qt::Key_Space);
         QVERIFY(player->isPlaying());
         QCOMPARE(list->text(), QStringLiteral("4, 8, 12"));

@@ -45,12 +45,12 @@ private slots:
         window.show();
         QApplication::setActiveWindow(&window);
         QVERIFY(QTest::qWaitForWindowActive(&window));
-        window.setLayers(layers);
+        window.session().setLayers(layers);
         studio::PaneConfig periodic;
         periodic.strategy = "periodic";
-        window.addPane(periodic);
-        QCOMPARE(window.paneCount(), 4);
-        QTRY_VERIFY(!window.isSimulating());
+        window.session().addPane(periodic);
+        QCOMPARE(window.session().paneCount(), 4);
+        QTRY_VERIFY(!window.session().isSimulating());
         QTest::qWait(100); // the new pane's layout settles
         auto *toolbar = window.findChild<QToolBar *>("modelToolBar");
         const double pitch = pitchOf(window, 3);
@@ -115,19 +115,19 @@ private slots:
         window.resize(resizedWhilePresenting ? MainWindow::kMinimumSize : size);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.loadScenario(*studio::findScenario(studio::builtinScenarios(), scenario));
+        window.session().loadScenario(*studio::findScenario(studio::builtinScenarios(), scenario));
         if (!model.isEmpty())
-            QVERIFY(window.tryOpenModelFile(MainWindow::examplesDirectory() + "/" + model).isEmpty());
+            QVERIFY(window.session().openModelFile(MainWindow::examplesDirectory() + "/" + model).isEmpty());
         if (scenario == "seed") {
             studio::PaneConfig revolve;
             revolve.strategy = model.isEmpty() ? "revolve" : "auto";
-            window.addPane(revolve); // four panes: the tightest row
+            window.session().addPane(revolve); // four panes: the tightest row
         }
         window.setPresentationMode(true);
         if (resizedWhilePresenting)
             window.resize(size);
         QTRY_COMPARE(window.size(), size);
-        QTRY_VERIFY(!window.isSimulating());
+        QTRY_VERIFY(!window.session().isSimulating());
         QTRY_VERIFY(window.chart()->height() * 3 >= window.height()); // settled: the split follows a resize
         window.player()->seekTime(0.4 * window.player()->endTime());
         const QString problem =
@@ -146,7 +146,7 @@ private slots:
         // presentation mode makes them big enough for the back of a room.
         studio::PaneConfig periodic;
         periodic.strategy = "periodic";
-        window.addPane(periodic);
+        window.session().addPane(periodic);
         window.resize(MainWindow::kMinimumSize);
         QTRY_COMPARE(window.size(), MainWindow::kMinimumSize);
         QTRY_VERIFY2(pitchOf(window, 3) >= 6, qPrintable(QString::number(pitchOf(window, 3))));
@@ -159,16 +159,16 @@ private slots:
         window.resize(1280, 720);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.setLayers(400);
+        window.session().setLayers(400);
         studio::PaneConfig config;
         config.strategy = "checkpoints";
         config.params.checkpoints.emplace();
         for (int i = 1; i < 400; i += 2)
             config.params.checkpoints->push_back(i);
-        window.setPaneConfig(0, config);
-        QTRY_VERIFY(window.run(0) && !window.isSimulating());
+        window.session().setPaneConfig(0, config);
+        QTRY_VERIFY(window.session().run(0) && !window.session().isSimulating());
         studio::SummaryTable *table = window.summaryTable();
-        const QString description = QString::fromStdString(window.run(0)->timeline->schedule().description);
+        const QString description = QString::fromStdString(window.session().run(0)->timeline->schedule().description);
         QCOMPARE(table->item(0, studio::SummaryTable::Parameters)->toolTip(), description);
         // Every column shown starts within the table's width: none is pushed off-screen.
         const int parameters = table->columnWidth(studio::SummaryTable::Parameters);

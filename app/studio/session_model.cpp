@@ -1,0 +1,180 @@
+// The session's model and machine: model files, the uniform chain of n
+// layers, a plan for a budget, and the link for offloading (docs/studio.md,
+// "Offloading") with the default link an offload strategy gets when it is
+// picked without one.
+#include "app/studio/player.h"
+#include "app/studio/session.h"
+#include "core/errors.h"
+#include "core/model_io.h"
+#include "core/strategy_registry.h"
+#include "core/units.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace remat::studio {
+
+namespace {
+
+// What a pane planning only chains switches to on a DAG: `auto` checkpoints
+// the graph's articulation points, the nearest thing to periodic and revolve.
+std::string graphStrategyFor(const std::string &chainStrategy) {
+    const Strategy *s = StrategyRegistry::builtin().find(chainStrategy);
+    if (s && s->worksOnGraphs())
+        return chainStrategy;
+    const Strategy *fallback = StrategyRegistry::builtin().find("auto");
+    return fallback && fallback->worksOnGraphs() ? "auto" : "store-all";
+}
+
+bool usesLink(const PaneConfig &config) {
+    const Strategy *strategy = StrategyRegistry::builtin().find(config.strategy);
+    return strategy && strategy->usesLink();
+}
+
+} // namespace
+
+std::shared_ptr<const Model> Session::chainModel(int layers) const {
+    return std::make_shared<const Model>(chainFor(layers, link_));
+}
+
+QString Session::openModelFile(const QString &path) {
+    ModelFile file;
+    try {
+        file = loadModelFile(path.toStdString()); // all or nothing
+    } catch (const std::exception &e) {
+        return QString::fromUtf8(e.what());
+    }
+    const QString name =
+        QString::fromStdString(file.name.empty() ? QFileInfo(path).fileName().toStdString() : file.name);
+    fileMachine_ = file.machine;
+    replaceModel(std::make_shared<const Model>(std::move(file.model)), name, QFileInfo(path).absoluteFilePath());
+    say(tr("Opened %1: %2 layers%3")
+            .arg(name)
+            .arg(layers_)
+            .arg(model_->isChain() ? QString() : tr(", with skip connections")),
+        8000);
+    return {};
+}
+
+void Session::setModel(std::shared_ptr<const Model> model, const QString &name) {
+    replaceModel(std::move(model), name, QString());
+}
+
+void Session::replaceModel(std::shared_ptr<const Model> model, const QString &name, const QString &file) {
+    player_.pause();
+    model_ = std::move(model);
+    modelName_ = name;
+    modelFile_ = file;
+    if (name.isEmpty())
+        fileMachine_ = {};
+    layers_ = model_->layers();
+    emit modelChanged();
+    emit linkChanged(); // described differently for a chain and a file
+    if (link_.on()) {
+        try {
+            resolveLink(*model_, fileMachine_, link_);
+        } catch (const std::exception &e) {
+            say(tr("The link cannot time this model: %1. Panes > Link and budgets… sets what it needs.")
+                    .arg(QString::fromUtf8(e.what())));
+        }
+    }
+    const bool graph = !model_->isChain();
+    for (int i = 0; i < paneCount(); ++i) {
+        PaneConfig &config = pane(i).config;
+        if (graph && graphStrategyFor(config.strategy) != config.strategy) {
+            config.strategy = graphStrategyFor(config.strategy);
+            config.params = StrategyParams{};
+        }
+        config = fittedTo(config, layers_);
+        emit paneConfigChanged(i);
+    }
+    if (paneCount() > 0)
+        simulate(allPanes());
+}
+
+void Session::setLayers(int layers) {
+    if (layers == layers_ && model_ && modelName_.isEmpty())
+        return;
+    std::shared_ptr<const Model> chain;
+    try {
+        chain = chainModel(layers);
+    } catch (const std::exception &e) {
+        say(QString::fromUtf8(e.what()));
+        return;
+    }
+    setModel(std::move(chain), QString());
+}
+
+QString Session::planForBudget(const QString &text) {
+    PaneConfig config;
+    config.strategy = "budget";
+    const QString t = text.trimmed();
+    static const QRegularExpression nodes(QStringLiteral("^(\\d+)\\s*(nodes?)?$"),
+                                          QRegularExpression::CaseInsensitiveOption);
+    try {
+        if (const QRegularExpressionMatch m = nodes.match(t); m.hasMatch()) {
+            bool ok = false;
+            const qlonglong count = m.captured(1).toLongLong(&ok);
+            if (!ok || count < 1)
+                throw InvalidArgument("a budget in nodes must be at least 1, got '" + t.toStdString() + "'");
+            config.params.budgetNodes = count;
+        } else {
+            config.params.budgetBytes = parseBytes(t.toStdString(), "budget");
+            if (*config.params.budgetBytes < 1)
+                throw InvalidArgument("a budget must be at least 1 byte, got '" + t.toStdString() + "'");
+        }
+    } catch (const std::exception &e) {
+        return tr("%1\n\nGive bytes with a unit (\"2 GiB\", \"512MB\") or a number of nodes (\"12 nodes\").")
+            .arg(QString::fromUtf8(e.what()));
+    }
+    if (paneCount() >= kMaxPanes)
+        return tr("At most %1 panes side by side: remove a pane first.").arg(kMaxPanes);
+    // Planned in the background with progress and Cancel (plansSlowly); a
+    // budget below the model's minimum comes back as the pane's error.
+    addPane(config);
+    return {};
+}
+
+QString Session::setLink(const LinkSettings &settings) {
+    const bool chain = isChain();
+    std::shared_ptr<const Model> model = model_;
+    try {
+        if (chain)
+            model = std::make_shared<const Model>(chainFor(layers_, settings));
+        resolveLink(*model, fileMachine_, settings); // every field checked before anything changes
+    } catch (const std::exception &e) {
+        return QString::fromUtf8(e.what());
+    }
+    link_ = settings;
+    emit linkChanged();
+    if (chain)
+        setModel(std::move(model), QString());
+    else
+        simulate(allPanes());
+    return {};
+}
+
+bool Session::linkOfferedFor(const std::vector<int> &panes) {
+    if (link_.on())
+        return false;
+    QString strategy;
+    for (const int index : panes)
+        if (usesLink(paneConfig(index)))
+            strategy = QString::fromStdString(paneConfig(index).strategy);
+    if (strategy.isEmpty())
+        return false;
+    // Not a dead end: the default link, said in the status bar and shown in the toolbar.
+    const QString refused = setLink(LinkSettings::defaults());
+    if (!refused.isEmpty()) {
+        say(tr("%1 moves activations to host: set a link in Panes > Link and budgets\u2026 (%2)")
+                .arg(strategy, refused));
+        return false;
+    }
+    say(tr("%1 needs a link between device and host: using the default, %2. "
+           "Change it in Panes > Link and budgets\u2026 (Ctrl+Shift+L).")
+            .arg(strategy, QString::fromStdString(describeLink(link_, true))),
+        12000);
+    return true;
+}
+
+} // namespace remat::studio

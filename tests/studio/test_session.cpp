@@ -1,0 +1,334 @@
+// The studio's session with no window at all (a QCoreApplication: no widget
+// can exist): a scenario's panes and the simulator's runs of them, panes
+// added, removed and edited with the signals a view builds itself from, the
+// link checked before anything changes, model files all or nothing, stale
+// background results dropped, Cancel, and a session saved to and restored
+// from a settings file.
+#include "app/studio/player.h"
+#include "app/studio/resource_files.h"
+#include "app/studio/session.h"
+#include "app/studio/settings.h"
+#include "core/strategy_registry.h"
+
+#include <QCoreApplication>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace remat;
+using namespace remat::studio;
+
+namespace {
+
+QString example(const char *file) {
+    return resourceDirectory(QStringLiteral("models")) + QLatin1Char('/') + QLatin1String(file);
+}
+
+PaneConfig config(const std::string &strategy) {
+    PaneConfig c;
+    c.strategy = strategy;
+    return c;
+}
+
+// The pane's run is the simulator's: the same peak as planning and replaying its config here.
+void checkRunIsTheSimulators(const Session &session, int index) {
+    QVERIFY(session.run(index));
+    const PaneRun direct = simulatePane(session.model(), session.paneConfig(index));
+    QCOMPARE(session.run(index)->summary.peakNodes, direct.summary.peakNodes);
+    QCOMPARE(session.run(index)->timeline->schedule().ops.size(), direct.timeline->schedule().ops.size());
+    QCOMPARE(session.run(index)->model, session.model());
+}
+
+} // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+private slots:
+    void aScenarioGivesItsPanesAndTheirRuns() {
+        Player player;
+        Session session(player);
+        QSignalSpy added(&session, &Session::paneAdded);
+        QSignalSpy runs(&session, &Session::runsChanged);
+        const Scenario seed = builtinScenarios().front();
+        session.loadScenario(seed);
+        QCOMPARE(session.layers(), seed.layers);
+        QCOMPARE(session.paneCount(), static_cast<int>(seed.panes.size()));
+        QCOMPARE(added.count(), session.paneCount());
+        QVERIFY(runs.count() >= 1);
+        for (int i = 0; i < session.paneCount(); ++i) {
+            QCOMPARE(session.paneConfig(i).strategy, seed.panes[static_cast<std::size_t>(i)].strategy);
+            checkRunIsTheSimulators(session, i);
+            QCOMPARE(session.trackOf(i), i);
+        }
+        // The player plays exactly these runs, each on its pane's track.
+        QCOMPARE(player.trackCount(), session.paneCount());
+        for (const double fraction : {0.3, 1.0}) {
+            player.seekTime(fraction * player.endTime());
+            for (int i = 0; i < session.paneCount(); ++i)
+                QCOMPARE(player.stepOf(session.trackOf(i)),
+                         render::stepAtTime(*session.run(i)->timeline, player.time(), player.axis()));
+        }
+        QVERIFY(player.stepOf(0) != player.stepOf(1)); // store-all has fewer steps: the tracks differ
+    }
+
+    void panesComeAndGoAndTheLastOneStays() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front()); // store-all, recompute-all, periodic
+        QSignalSpy added(&session, &Session::paneAdded);
+        QSignalSpy removed(&session, &Session::paneRemoved);
+        QSignalSpy said(&session, &Session::message);
+        QVERIFY(session.addPane(config("revolve")));
+        QCOMPARE(added.count(), 1);
+        QCOMPARE(added.at(0).at(0).toInt(), 3);
+        checkRunIsTheSimulators(session, 3);
+        QVERIFY(!session.addPane(config("store-all"))); // a fifth is refused, and said
+        QCOMPARE(session.paneCount(), Session::kMaxPanes);
+        QCOMPARE(said.count(), 1);
+        QVERIFY(said.at(0).at(0).toString().contains(QString::number(Session::kMaxPanes)));
+
+        const auto second = session.run(1);
+        session.removePane(0);
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(removed.at(0).at(0).toInt(), 0);
+        QCOMPARE(session.paneConfig(0).strategy, std::string("recompute-all"));
+        QCOMPARE(session.run(0), second); // moved along, not re-simulated
+        QCOMPARE(session.trackOf(0), 0);
+        QCOMPARE(player.trackCount(), 3);
+        while (session.paneCount() > 1)
+            session.removePane(session.paneCount() - 1);
+        session.removePane(0); // the last pane stays
+        QCOMPARE(session.paneCount(), 1);
+        session.removePane(7); // out of range: nothing
+        QCOMPARE(session.paneCount(), 1);
+    }
+
+    void editingAPaneResimulatesThatPaneAlone() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        const auto first = session.run(0);
+        QSignalSpy configs(&session, &Session::paneConfigChanged);
+        QSignalSpy states(&session, &Session::paneStateChanged);
+        PaneConfig periodic = config("periodic");
+        periodic.params.every = 2;
+        session.setPaneConfig(2, periodic);
+        QCOMPARE(configs.count(), 1);
+        QCOMPARE(configs.at(0).at(0).toInt(), 2);
+        QCOMPARE(states.count(), 1);
+        QCOMPARE(session.run(0), first);
+        QCOMPARE(*session.run(2)->config.params.every, 2);
+        checkRunIsTheSimulators(session, 2);
+
+        // A click on a_3 of recompute-all keeps it as a checkpoint, and says what that did.
+        QSignalSpy said(&session, &Session::message);
+        session.toggleCheckpoint(1, session.model()->forwardNode(3));
+        QCOMPARE(session.paneConfig(1).strategy, std::string("checkpoints"));
+        const std::vector<int> &kept = *session.paneConfig(1).params.checkpoints;
+        QVERIFY(std::find(kept.begin(), kept.end(), 3) != kept.end());
+        QCOMPARE(said.count(), 1);
+        QVERIFY2(said.at(0).at(0).toString().contains("a_3"), qPrintable(said.at(0).at(0).toString()));
+        // The input is no checkpoint to toggle: said, nothing changed.
+        const PaneConfig before = session.paneConfig(0);
+        session.toggleCheckpoint(0, session.model()->forwardNode(0));
+        QCOMPARE(session.paneConfig(0).strategy, before.strategy);
+        QVERIFY(said.last().at(0).toString().contains("a_0"));
+    }
+
+    void theLinkIsCheckedBeforeAnythingChanges() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        const auto run = session.run(0);
+        QSignalSpy linkChanged(&session, &Session::linkChanged);
+        LinkSettings bad = LinkSettings::defaults();
+        bad.machine.link = "fast";
+        const QString refused = session.setLink(bad);
+        QVERIFY(!refused.isEmpty());
+        QVERIFY2(refused.contains("fast"), qPrintable(refused));
+        QVERIFY(!session.link().on());
+        QCOMPARE(linkChanged.count(), 0);
+        QCOMPARE(session.run(0), run);
+
+        QCOMPARE(session.setLink(LinkSettings::defaults()), QString());
+        QVERIFY(linkChanged.count() >= 1);
+        QCOMPARE(session.link(), LinkSettings::defaults());
+        for (int i = 0; i < session.paneCount(); ++i) {
+            QVERIFY(session.run(i)->timeline->timed()); // every pane on the link's two streams
+            checkRunIsTheSimulators(session, i);
+        }
+        // Off again: untimed, as before.
+        QCOMPARE(session.setLink({}), QString());
+        QVERIFY(!session.run(0)->timeline->timed());
+    }
+
+    void anOffloadStrategyWithoutALinkGetsTheDefault() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        QSignalSpy said(&session, &Session::message);
+        QVERIFY(session.addPane(config("offload-all")));
+        QCOMPARE(session.link(), LinkSettings::defaults());
+        QVERIFY(said.count() >= 1);
+        QVERIFY(said.last().at(0).toString().contains("default"));
+        QTRY_VERIFY(!session.isSimulating());
+        QVERIFY(session.run(3));
+        QVERIFY(session.run(3)->timeline->timed());
+    }
+
+    void aModelFileOpensInEveryPaneOrNotAtAll() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        const auto chain = session.model();
+
+        QTemporaryDir dir;
+        const QString broken = dir.filePath("broken.json");
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"format\": \"remat-model\", \"layers\": [");
+        file.close();
+        QSignalSpy modelChanged(&session, &Session::modelChanged);
+        const QString error = session.openModelFile(broken);
+        QVERIFY(!error.isEmpty());
+        QCOMPARE(modelChanged.count(), 0);
+        QCOMPARE(session.model(), chain);
+        QVERIFY(session.isChain());
+
+        QCOMPARE(session.openModelFile(example("unet-batch8.json")), QString());
+        QCOMPARE(modelChanged.count(), 1);
+        QVERIFY(!session.isChain());
+        QVERIFY(session.modelName().contains("U-Net"));
+        QCOMPARE(session.modelFile(), QFileInfo(example("unet-batch8.json")).absoluteFilePath());
+        QCOMPARE(session.layers(), session.model()->layers());
+        QTRY_VERIFY_WITH_TIMEOUT(!session.isSimulating(), 20000);
+        for (int i = 0; i < session.paneCount(); ++i) {
+            // A strategy that plans only chains gave way to one that plans the U-Net's graph.
+            QVERIFY(StrategyRegistry::builtin().find(session.paneConfig(i).strategy)->worksOnGraphs());
+            checkRunIsTheSimulators(session, i);
+        }
+        // A new n returns to a uniform chain.
+        session.setLayers(12);
+        QVERIFY(session.isChain());
+        QCOMPARE(session.modelFile(), QString());
+        QCOMPARE(session.model()->layers(), 12);
+    }
+
+    void aSupersededBackgroundResultIsDropped() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        QSignalSpy finished(&session, &Session::simulationFinished);
+        // The budget planner always plans off the GUI thread.
+        QCOMPARE(session.planForBudget("9 nodes"), QString());
+        QCOMPARE(session.paneCount(), 4);
+        QVERIFY(session.paneBusy(3));
+        QVERIFY(!session.run(3));
+        QVERIFY(session.paneStatus(3).contains("budget"));
+        QCOMPARE(session.trackOf(3), -1);
+        // Changed before the plan arrives: the plan is dropped, the pane shows what was asked last.
+        session.setPaneConfig(3, config("store-all"));
+        QVERIFY(!session.paneBusy(3));
+        checkRunIsTheSimulators(session, 3);
+        QVERIFY(finished.wait(20000) || finished.count() == 1);
+        QCOMPARE(session.paneConfig(3).strategy, std::string("store-all"));
+        QCOMPARE(session.run(3)->config.strategy, std::string("store-all"));
+        QCOMPARE(player.trackCount(), 4);
+
+        // A budget that does not read is refused before any pane is added.
+        QVERIFY(session.planForBudget("lots").contains("lots"));
+        QCOMPARE(session.paneCount(), 4);
+    }
+
+    void cancelLeavesTheWaitingPanesSayingSo() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        QSignalSpy finished(&session, &Session::simulationFinished);
+        QCOMPARE(session.planForBudget("9 nodes"), QString());
+        QVERIFY(session.paneBusy(3));
+        session.cancelSimulation();
+        QVERIFY(!session.paneBusy(3));
+        QVERIFY(session.paneStatus(3).contains("cancelled"));
+        QVERIFY(finished.wait(20000) || finished.count() == 1);
+        QVERIFY(!session.run(3)); // whatever the planner managed is not shown
+        QVERIFY(session.paneStatus(3).contains("cancelled"));
+    }
+
+    void aSessionIsSavedAndRestored() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("session.ini");
+        PaneConfig periodic = config("periodic");
+        periodic.params.every = 3;
+        PaneConfig listed = config("checkpoints");
+        listed.params.checkpoints = std::vector<int>{4, 9};
+        {
+            Player player;
+            Session session(player);
+            Scenario scenario;
+            scenario.layers = 20;
+            scenario.panes = {periodic, listed};
+            session.loadScenario(scenario);
+            QCOMPARE(session.setLink(LinkSettings::defaults()), QString());
+            session.setSyncByTime(false);
+            session.setSpeed(7);
+            QSettings settings(path, QSettings::IniFormat);
+            saveSession(session, settings);
+        }
+        Player player;
+        Session restored(player);
+        QSignalSpy speed(&restored, &Session::speedChanged);
+        QSettings settings(path, QSettings::IniFormat);
+        QString modelError;
+        QVERIFY(restoreSession(restored, settings, &modelError));
+        QCOMPARE(modelError, QString());
+        QCOMPARE(restored.layers(), 20);
+        QCOMPARE(restored.paneCount(), 2);
+        QCOMPARE(restored.paneConfig(0).strategy, std::string("periodic"));
+        QCOMPARE(*restored.paneConfig(0).params.every, 3);
+        QCOMPARE(*restored.paneConfig(1).params.checkpoints, (std::vector<int>{4, 9}));
+        QCOMPARE(restored.link(), LinkSettings::defaults());
+        QVERIFY(!restored.syncByTime());
+        QCOMPARE(player.axis(), render::TimeAxis::Ops);
+        QCOMPARE(restored.speed(), 7.0);
+        QCOMPARE(speed.count(), 1);
+        for (int i = 0; i < restored.paneCount(); ++i)
+            checkRunIsTheSimulators(restored, i);
+
+        // A model file is remembered; one that has gone since leaves the chain and says why.
+        QCOMPARE(restored.openModelFile(example("mlp-uniform.json")), QString());
+        saveSession(restored, settings);
+        {
+            Player again;
+            Session withFile(again);
+            QVERIFY(restoreSession(withFile, settings));
+            QCOMPARE(withFile.modelFile(), restored.modelFile());
+            QCOMPARE(withFile.modelName(), restored.modelName());
+        }
+        settings.setValue("model/file", dir.filePath("gone.json"));
+        Player third;
+        Session withoutFile(third);
+        QVERIFY(restoreSession(withoutFile, settings, &modelError));
+        QVERIFY2(modelError.contains("gone.json"), qPrintable(modelError));
+        QVERIFY(withoutFile.isChain());
+
+        // Settings of another version are not a session: nothing changes.
+        QSettings other(dir.filePath("other.ini"), QSettings::IniFormat);
+        other.setValue("version", 99);
+        other.setValue("model/layers", 5);
+        Player fourth;
+        Session untouched(fourth);
+        QVERIFY(!restoreSession(untouched, other));
+        QCOMPARE(untouched.paneCount(), 0);
+        QCOMPARE(untouched.layers(), 16);
+    }
+};
+
+int main(int argc, char **argv) {
+    QCoreApplication app(argc, argv); // no widgets: the session needs none
+    TestSession test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_session.moc"
