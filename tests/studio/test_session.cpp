@@ -72,6 +72,38 @@ private slots:
         QVERIFY(player.stepOf(0) != player.stepOf(1)); // store-all has fewer steps: the tracks differ
     }
 
+    // The runtime scenario: dtr with both heuristics beside the budget planner,
+    // all within 12 nodes; the runtime's decisions come with its runs, and its
+    // heuristic survives a save and a restore.
+    void theRuntimeScenarioRunsWithinItsBudget() {
+        Player player;
+        Session session(player);
+        const std::vector<Scenario> all = builtinScenarios();
+        const auto runtime =
+            std::find_if(all.begin(), all.end(), [](const Scenario &s) { return s.id == QStringLiteral("runtime"); });
+        QVERIFY(runtime != all.end());
+        session.loadScenario(*runtime);
+        QCOMPARE(session.paneCount(), 3);
+        QTRY_VERIFY(!session.isSimulating()); // the budget planner plans off the GUI thread
+        for (int i = 0; i < session.paneCount(); ++i) {
+            checkRunIsTheSimulators(session, i);
+            QVERIFY(session.run(i)->summary.peakNodes <= 12);
+        }
+        QVERIFY(!session.run(0)->timeline->schedule().events.empty());
+        QVERIFY(session.run(2)->timeline->schedule().events.empty()); // a plan decides nothing at run time
+        QCOMPARE(session.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
+
+        QTemporaryDir dir;
+        QSettings file(dir.filePath("session.ini"), QSettings::IniFormat);
+        saveSession(session, file);
+        Player otherPlayer;
+        Session restored(otherPlayer);
+        QVERIFY(restoreSession(restored, file));
+        QTRY_VERIFY(!restored.isSimulating());
+        QCOMPARE(restored.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
+        QCOMPARE(restored.run(1)->summary.cost, session.run(1)->summary.cost);
+    }
+
     void panesComeAndGoAndTheLastOneStays() {
         Player player;
         Session session(player);
