@@ -71,7 +71,8 @@ std::string ratioText(double r) {
 // The runtime deciding (dtr) at each budget, beside the least compute there.
 void printDtrCurve(std::ostream &out, const Frontier &f, const std::string &unit) {
     out << "\nthe runtime deciding (dtr, h_DTR = c/(m*s)), from its minimum " << formatBytes(f.dtrMinimumBytes)
-        << ", beside the least compute at the same budget:\n\n";
+        << " (a budget within which it runs out of memory has no row), beside the least compute at the same "
+           "budget:\n\n";
     TextTable table({"budget", "dtr peak", "dtr cost" + unit, "least cost" + unit, "dtr / least", "what dtr did"});
     const std::vector<double> ratios = dtrOverOptimal(f);
     for (std::size_t k = 0; k < f.dtrCurve.size(); ++k) {
