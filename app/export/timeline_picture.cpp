@@ -44,11 +44,17 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
     }
     laneEnd_ = laneEnd > 0 ? laneEnd : 1;
     std::vector<render::MemoryChartPainter::Series> series;
+    QStringList names;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
         const std::string_view name = pane.strategy ? pane.strategy->name() : std::string_view("pane");
-        series.push_back({pane.timeline, QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())),
-                          pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
+        names << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
+    for (int i = 0; i < shownPanes(); ++i) {
+        const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
+        // Two panes of one strategy (dtr with two heuristics): the pane's number tells them apart, as on screen.
+        const QString name = names.count(names[i]) > 1 ? names[i] + QStringLiteral(" (%1)").arg(i + 1) : names[i];
+        series.push_back({pane.timeline, name, pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
     }
     chart_.setSeries(std::move(series), options_.axis);
     chart_.setStackByKind(options_.stackByKind);

@@ -117,7 +117,13 @@ std::string runtimeStatus(const Timeline &timeline, std::int64_t step) {
     const std::vector<const RuntimeEvent *> evictions = evictionsFor(timeline, step);
     if (evictions.empty())
         return "";
-    return evictionLine(timeline.model(), evictions, timeline.op(step).kind != OpKind::Compute);
+    // A frame's status line is short: what went first, why after.
+    const Model &model = timeline.model();
+    const bool current = timeline.op(step).kind != OpKind::Compute;
+    std::string out = current ? "evicting " : "evicted ";
+    for (std::size_t k = 0; k < evictions.size(); ++k)
+        out += (k == 0 ? "" : ", then ") + terms(model, *evictions[k]);
+    return out + ", memory full at " + held(model, *evictions.front());
 }
 
 } // namespace remat::render

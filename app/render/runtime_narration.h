@@ -25,9 +25,9 @@ std::vector<const RuntimeEvent *> evictionsFor(const Timeline &timeline, std::in
 std::optional<std::string> narrateRuntimeEvent(const Timeline &timeline, const StepState &state,
                                                const std::string &opNarration);
 
-// The same in one short line for a GIF frame's status ("" when nothing was
-// decided): "memory full at 6 nodes: evicted a_5 (cost 1, size 1, idle 7
-// ops: lowest h)", "rematerializing a_3 for a_4 (depth 2)".
+// The same in one short line for a GIF frame's status, the victim first
+// ("" when nothing was decided): "evicted a_5 (cost 1, size 1, idle 7 ops:
+// lowest h), memory full at 6 nodes", "rematerializing a_3 for a_4 (depth 2)".
 std::string runtimeStatus(const Timeline &timeline, std::int64_t step);
 
 } // namespace remat::render

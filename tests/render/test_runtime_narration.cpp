@@ -45,17 +45,18 @@ private slots:
         const auto evict = std::find_if(events.begin(), events.end(),
                                         [](const RuntimeEvent &e) { return e.kind == RuntimeEvent::Kind::Evict; });
         QVERIFY(evict != events.end());
-        const std::string expected = "memory full at " + std::to_string(evict->heldNodes) + " nodes: evicted " +
-                                     model.name(evict->node) + " (cost " + formatCost(evict->cost) + ", size 1, idle " +
-                                     std::to_string(evict->idleOps) + (evict->idleOps == 1 ? " op" : " ops") +
-                                     ": lowest h)";
+        const std::string terms = model.name(evict->node) + " (cost " + formatCost(evict->cost) + ", size 1, idle " +
+                                  std::to_string(evict->idleOps) + (evict->idleOps == 1 ? " op" : " ops") +
+                                  ": lowest h)";
+        const std::string full = "memory full at " + std::to_string(evict->heldNodes) + " nodes";
+        const std::string expected = "evicted " + terms + ", " + full;
         // Shown with the compute it made room for (a cost-synced animation skips the free itself).
         const std::int64_t forOp = nextCompute(*tl, evict->op);
         const StepState state = tl->stateAt(forOp);
         QCOMPARE(QString::fromStdString(render::runtimeStatus(*tl, forOp)), QString::fromStdString(expected));
         const auto mask = render::checkpointMask(*tl);
         const std::string said = render::narrate(*tl, mask, state);
-        QVERIFY2(said.rfind("Memory full at 5 nodes: evicted " + model.name(evict->node), 0) == 0, said.c_str());
+        QVERIFY2(said.rfind("Memory full at 5 nodes: evicted " + terms + ".", 0) == 0, said.c_str());
         QVERIFY2(contains(said, "Forward pass: computing " + model.name(tl->op(forOp).node)), said.c_str());
         // At the free itself, in the present tense.
         const std::string atFree = render::narrate(*tl, mask, tl->stateAt(evict->op));
