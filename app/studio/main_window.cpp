@@ -122,8 +122,11 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
 }
 
 MainWindow::~MainWindow() {
-    delete session_; // waits for a simulation in flight, while the panes it reports to are still here
-    session_ = nullptr;
+    // Whatever holds the session goes before it: the lesson controller first
+    // (it follows the clock and outlives the widgets otherwise), then the
+    // session, which waits for a simulation in flight.
+    delete lesson_;
+    delete session_;
 }
 
 void MainWindow::connectSession() {
@@ -215,7 +218,7 @@ void MainWindow::rebuildPaneGrid() {
     }
     for (int c = 0; c < 4; ++c)
         paneGrid_->setColumnStretch(c, c < columns ? 1 : 0);
-    addPaneAction_->setEnabled(count < kMaxPanes);
+    addPaneAction_->setEnabled(count < Session::kMaxPanes);
 }
 
 int MainWindow::indexOfWidget(const PaneWidget *w) const {

@@ -37,8 +37,6 @@ enum class Theme { System, Light, Dark };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    static constexpr int kMaxPanes = Session::kMaxPanes;
-
     struct Options {
         bool restoreSession = true; // read the last session from QSettings
         QString scenario;           // start with this scenario instead

@@ -51,9 +51,13 @@ private slots:
         window.session().addPane(periodic);
         QCOMPARE(window.session().paneCount(), 4);
         QTRY_VERIFY(!window.session().isSimulating());
-        QTest::qWait(100); // the new pane's layout settles
         auto *toolbar = window.findChild<QToolBar *>("modelToolBar");
-        const double pitch = pitchOf(window, 3);
+        // The new pane's layout settles: the same pitch twice, 100 ms apart (a loaded machine takes longer).
+        double pitch = -1;
+        for (double settled = pitchOf(window, 3); settled != pitch; settled = pitchOf(window, 3)) {
+            pitch = settled;
+            QTest::qWait(100);
+        }
         const double text = QFontInfo(narrationOf(window, 3)->font()).pixelSize();
         QVERIFY(window.summaryTable()->isVisible() && toolbar->isVisible());
 
