@@ -84,7 +84,8 @@ private slots:
         QVERIFY(runtime != all.end());
         session.loadScenario(*runtime);
         QCOMPARE(session.paneCount(), 3);
-        QTRY_VERIFY(!session.isSimulating()); // the budget planner plans off the GUI thread
+        // The budget planner plans off the GUI thread.
+        QTRY_VERIFY(!session.isSimulating() && session.run(0) && session.run(1) && session.run(2));
         for (int i = 0; i < session.paneCount(); ++i) {
             checkRunIsTheSimulators(session, i);
             QVERIFY(session.run(i)->summary.peakNodes <= 12);
@@ -99,7 +100,7 @@ private slots:
         Player otherPlayer;
         Session restored(otherPlayer);
         QVERIFY(restoreSession(restored, file));
-        QTRY_VERIFY(!restored.isSimulating());
+        QTRY_VERIFY(!restored.isSimulating() && restored.run(1));
         QCOMPARE(restored.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
         QCOMPARE(restored.run(1)->summary.cost, session.run(1)->summary.cost);
     }
