@@ -93,6 +93,11 @@ StrategyParams paramsForStrategy(const Strategy &strategy, const StrategyParams 
         own.budgetNodes = given.budgetNodes;
         own.memorySteps = given.memorySteps;
     }
+    if (name == "dtr") {
+        own.budgetBytes = given.budgetBytes;
+        own.budgetNodes = given.budgetNodes;
+        own.heuristic = given.heuristic;
+    }
     // The link and the clock belong to the run, not to one strategy: every row is timed on them.
     own.machine = given.machine;
     return own;

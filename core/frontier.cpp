@@ -7,11 +7,13 @@
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/dag_plans.h"
+#include "core/planners/dtr_runtime.h"
 #include "core/schedule_builder.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -161,6 +163,34 @@ double leastAt(const std::vector<FrontierPoint> &curve, std::int64_t peakBytes, 
     return best;
 }
 
+// dtr at the budgets the planner was asked for, from dtr's own minimum up.
+std::vector<FrontierPoint> dtrPoints(const Model &model, const std::optional<Machine> &clock,
+                                     std::vector<std::int64_t> budgets, std::int64_t dtrMinimum, std::int64_t high,
+                                     const FrontierOptions &options) {
+    budgets.push_back(dtrMinimum);
+    std::sort(budgets.begin(), budgets.end());
+    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+    const Strategy &dtr = StrategyRegistry::builtin().get("dtr");
+    std::vector<FrontierPoint> points;
+    for (std::int64_t budget : budgets) {
+        if (budget < dtrMinimum || budget > high)
+            continue;
+        if (options.cancelled && options.cancelled())
+            throw Cancelled();
+        StrategyParams params;
+        params.budgetBytes = budget;
+        try {
+            const Schedule s = dtr.makeSchedule(model, params);
+            points.push_back(pointOf(budget, "dtr", count(model, s, clock), s.description));
+        } catch (const LimitExceeded &) {
+            // Too many recomputations at this budget to list: the larger budgets may still run.
+        } catch (const InvalidArgument &) {
+            // Out of memory with everything held in use (below dtrAssuredBudget): no point here.
+        }
+    }
+    return points;
+}
+
 } // namespace
 
 Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
@@ -190,6 +220,7 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
     const StrategyRegistry &registry = StrategyRegistry::builtin();
     const bool offloading = clock && clock->link.carries() && model.isChain();
     const int runs = offloading ? 2 : 1;
+    std::vector<std::int64_t> budgetsTried;
     for (int k = 0; k < options.samples; ++k) {
         for (int run = 0; run < runs; ++run) {
             if (options.cancelled && options.cancelled())
@@ -197,6 +228,8 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
             const bool offload = run == 1;
             StrategyParams params;
             params.budgetBytes = low + static_cast<std::int64_t>(double(high - low) * k / (options.samples - 1));
+            if (run == 0)
+                budgetsTried.push_back(*params.budgetBytes);
             params.memorySteps = options.memorySteps;
             params.cancelled = options.cancelled;
             if (offload)
@@ -217,17 +250,44 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
                 options.progress((slot + 1) / (options.samples * runs));
         }
     }
+    if (options.dtr) {
+        // The planner at dtr's least budget too, so that every dtr point has the planner's answer at its budget.
+        frontier.dtrMinimumBytes = planners::dtrMinimumBudget(model, false);
+        if (frontier.dtrMinimumBytes >= low && frontier.dtrMinimumBytes <= high) {
+            StrategyParams params;
+            params.budgetBytes = frontier.dtrMinimumBytes;
+            params.memorySteps = options.memorySteps;
+            params.cancelled = options.cancelled;
+            try {
+                const Schedule s = registry.get("budget").makeSchedule(model, params);
+                candidates.push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));
+            } catch (const InvalidArgument &) {
+                // Below what the planner can fit: dtr has no planned point beside it there.
+            }
+        }
+    }
     frontier.curve = paretoFront(std::move(candidates), &FrontierPoint::cost);
     frontier.minimumBytes = frontier.curve.front().peakBytes;
     if (clock)
         frontier.offloadCurve = paretoFront(std::move(offloadCandidates), &FrontierPoint::makespanSeconds);
     if (options.namedPoints)
         frontier.named = named;
+    if (options.dtr)
+        frontier.dtrCurve = dtrPoints(model, clock, std::move(budgetsTried), frontier.dtrMinimumBytes, high, options);
     return frontier;
 }
 
 double offloadMakespanAt(const Frontier &frontier, std::int64_t peakBytes) {
     return leastAt(frontier.offloadCurve, peakBytes, &FrontierPoint::makespanSeconds);
+}
+
+std::vector<double> dtrOverOptimal(const Frontier &frontier) {
+    std::vector<double> ratios;
+    for (const auto &p : frontier.dtrCurve) {
+        const double least = frontierCostAt(frontier, p.budgetBytes);
+        ratios.push_back(std::isfinite(least) ? p.cost / least : std::numeric_limits<double>::quiet_NaN());
+    }
+    return ratios;
 }
 
 double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes) {
@@ -256,6 +316,8 @@ std::string frontierCsv(const Frontier &f) {
         line("named", p, 0);
     for (const auto &p : f.offloadCurve)
         line("offload", p, p.budgetBytes);
+    for (const auto &p : f.dtrCurve)
+        line("dtr", p, p.budgetBytes);
     return out.str();
 }
 

@@ -69,6 +69,9 @@ struct FrontierOptions {
     std::optional<Machine> machine;
     std::function<void(double)> progress; // fraction done, may be empty
     std::function<bool()> cancelled;      // true: stop with Cancelled, may be empty
+    // The runtime's answer beside the planner's: dtr (no plan, evictions by
+    // h_DTR) run at the same budgets, giving Frontier::dtrCurve.
+    bool dtr = true;
 };
 
 struct Frontier {
@@ -89,6 +92,12 @@ struct Frontier {
     bool timed = false;
     double secondsPerCost = 0;
     std::vector<FrontierPoint> offloadCurve;
+    // FrontierOptions::dtr: dtr at every budget tried from its own minimum
+    // up, one point per budget in increasing order (label "dtr"). Not a
+    // front: an online heuristic may pay more with more memory, and the
+    // curve shows it. frontierCostAt(budgetBytes) is the optimum beside it.
+    std::vector<FrontierPoint> dtrCurve;
+    std::int64_t dtrMinimumBytes = 0; // the least budget dtr takes
 };
 
 // Throws LimitExceeded for models the budget planner cannot take (too large),
@@ -103,11 +112,17 @@ double frontierCostAt(const Frontier &frontier, std::int64_t peakBytes);
 // its first point (timed frontiers).
 double offloadMakespanAt(const Frontier &frontier, std::int64_t peakBytes);
 
+// DTR's compute over the planner's least at the same budget, for each point
+// of dtrCurve (1 = optimal; NaN where the planner found no plan within that
+// budget).
+std::vector<double> dtrOverOptimal(const Frontier &frontier);
+
 // The curve and the named points as one CSV table (`remat plan --frontier
 // --csv` and the studio's export): kind ("curve" or "named"), label,
 // peak_bytes, peak_saved_bytes, cost, overhead_vs_store_all, budget_bytes.
 // A timed frontier adds makespan, stall_time, peak_host_bytes,
-// transfer_bytes, offloads, and the offload curve's lines (kind "offload").
+// transfer_bytes, offloads, and the offload curve's lines (kind "offload");
+// dtr's points are lines of kind "dtr".
 std::string frontierCsv(const Frontier &frontier);
 
 } // namespace remat

@@ -1,6 +1,14 @@
 #include "core/schedule.h"
 
+#include <algorithm>
+
 namespace remat {
+
+const RuntimeEvent *eventAt(const Schedule &schedule, std::int64_t op) {
+    const auto it = std::lower_bound(schedule.events.begin(), schedule.events.end(), op,
+                                     [](const RuntimeEvent &e, std::int64_t at) { return e.op < at; });
+    return it != schedule.events.end() && it->op == op ? &*it : nullptr;
+}
 
 const char *kindName(OpKind kind) {
     switch (kind) {

@@ -38,6 +38,31 @@ struct Op {
 };
 static_assert(sizeof(Op) == 8, "schedules hold up to Strategy::kMaxOps ops");
 
+// Why a strategy that decides while the step runs (dtr) freed a node that was
+// still needed, or computed one again: recorded when it decided, so the
+// studio narrates what the strategy counted instead of guessing it.
+struct RuntimeEvent {
+    enum class Kind : std::uint8_t { Evict, Rematerialize };
+    Kind kind = Kind::Evict;
+    bool saved = false;  // about the internals s_i of layer `node` rather than a_i
+    std::int64_t op = 0; // index into Schedule::ops: the free (evict) or the compute (rematerialize)
+    NodeId node = 0;     // a_i (forward node; the layer when `saved`)
+    // Evict: memory was full; what it held then, and the victim's terms in
+    // the heuristic h = cost / (size x idle) (idle = 1 for h = c/m).
+    std::int64_t heldNodes = 0;
+    std::int64_t heldBytes = 0;
+    bool countsNodes = false; // the budget counts nodes: `size` is 1 node, not bytes
+    double cost = 0;          // recompute cost counted: its own, plus its evicted neighbourhood for h_DTR
+    std::int64_t size = 0;    // what freeing it gives back (bytes, or 1 node)
+    std::int64_t idleOps = 0; // computes since it was last used
+    double score = 0;         // h, the lowest of the candidates
+    int candidates = 0;       // nodes it could have evicted
+    // Rematerialize: the node whose computation needs it, and how deep the
+    // chain of recomputations is (1: the step's own op needs it).
+    NodeId neededBy = 0;
+    int depth = 0;
+};
+
 struct Schedule {
     std::string strategy;    // registry name of the strategy that emitted it
     std::string description; // its parameters in words, e.g. "every 4th node"
@@ -45,7 +70,13 @@ struct Schedule {
     // Forward nodes the strategy keeps from the forward pass into the backward
     // pass (drawn ringed in the studio). a_0 is implied and not listed.
     std::vector<int> checkpoints;
+    // dtr only: its evictions and rematerializations, by increasing op.
+    std::vector<RuntimeEvent> events;
 };
+
+// The event Schedule::events records for op `op`, or nullptr (a binary
+// search: events are sorted by op).
+const RuntimeEvent *eventAt(const Schedule &schedule, std::int64_t op);
 
 // "compute a_3", "record a_3", "free b_7", "free s_3", "offload a_3", "prefetch a_3".
 std::string describe(const Model &model, Op op);

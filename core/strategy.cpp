@@ -51,7 +51,7 @@ void Strategy::requireLink(const StrategyParams &params, bool carrying) const {
 }
 
 void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots,
-                            bool usesBudget) const {
+                            bool usesBudget, bool usesHeuristic) const {
     if (params.every && !usesEvery)
         throw InvalidArgument("--every applies to periodic, not to " + std::string(name()));
     if (params.checkpoints && !usesCheckpoints)
@@ -59,7 +59,9 @@ void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool u
     if (params.checkpointSlots && !usesSlots)
         throw InvalidArgument("--slots applies to revolve and budget, not to " + std::string(name()));
     if ((params.budgetBytes || params.budgetNodes || params.memorySteps) && !usesBudget)
-        throw InvalidArgument("--budget applies to budget, not to " + std::string(name()));
+        throw InvalidArgument("--budget applies to budget and dtr, not to " + std::string(name()));
+    if (params.heuristic && !usesHeuristic)
+        throw InvalidArgument("--heuristic applies to dtr, not to " + std::string(name()));
 }
 
 } // namespace remat

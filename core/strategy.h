@@ -23,6 +23,7 @@ struct StrategyParams {
     std::optional<std::int64_t> budgetBytes;     // budget: peak bytes the simulator may count
     std::optional<std::int64_t> budgetNodes;     // budget: peak resident nodes the simulator may count
     std::optional<int> memorySteps;              // budget: discretization of a byte budget (default 512)
+    std::optional<std::string> heuristic;        // dtr: which tensor to evict ("dtr" or "cost-per-byte")
     // offload-all, offload-budget: the device-host link and the time of a
     // unit of cost (and the host budget offload-budget plans for). The
     // device budget of offload-budget is budgetBytes, as for budget.
@@ -81,7 +82,7 @@ protected:
     // `carrying`, its link moves more than 0 B/s).
     void requireLink(const StrategyParams &params, bool carrying) const;
     void rejectUnused(const StrategyParams &params, bool usesEvery, bool usesCheckpoints, bool usesSlots = false,
-                      bool usesBudget = false) const;
+                      bool usesBudget = false, bool usesHeuristic = false) const;
 };
 
 } // namespace remat

@@ -36,6 +36,7 @@ struct StrategyOptionTexts {
     bool checkpointsGiven = false;
     std::string slots;
     std::string budget;
+    std::string heuristic; // dtr: which node to evict
 };
 struct SimulateOptions {
     std::string n = "16";
@@ -61,7 +62,7 @@ struct PlanOptions {
     std::string n;                   // a chain of n layers instead of a model file
     ModelOptions model;              // the chain's bytes and times
     std::string strategy = "budget"; // any registered strategy; budget needs --budget
-    StrategyOptionTexts params;      // --every, --checkpoints, --slots (--budget is `budget`)
+    StrategyOptionTexts params;      // --every, --checkpoints, --slots, --heuristic (--budget is `budget`)
     std::string budget;
     std::string memorySteps;
     bool frontier = false;             // the trade-off curve instead of one budget

@@ -60,6 +60,30 @@ void printOffloadCurve(std::ostream &out, const Frontier &f, const Machine &mach
     table.print(out);
 }
 
+std::string ratioText(double r) {
+    if (!std::isfinite(r))
+        return "no plan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", r);
+    return buf;
+}
+
+// The runtime deciding (dtr) at each budget, beside the least compute there.
+void printDtrCurve(std::ostream &out, const Frontier &f, const std::string &unit) {
+    out << "\nthe runtime deciding (dtr, h_DTR = c/(m*s)), from its minimum " << formatBytes(f.dtrMinimumBytes)
+        << " (a budget within which it runs out of memory has no row), beside the least compute at the same "
+           "budget:\n\n";
+    TextTable table({"budget", "dtr peak", "dtr cost" + unit, "least cost" + unit, "dtr / least", "what dtr did"});
+    const std::vector<double> ratios = dtrOverOptimal(f);
+    for (std::size_t k = 0; k < f.dtrCurve.size(); ++k) {
+        const FrontierPoint &p = f.dtrCurve[k];
+        const double least = frontierCostAt(f, p.budgetBytes);
+        table.addRow({formatBytes(p.budgetBytes), formatBytes(p.peakBytes), numberText(p.cost),
+                      std::isfinite(least) ? numberText(least) : "no plan", ratioText(ratios[k]), p.description});
+    }
+    table.print(out);
+}
+
 } // namespace
 
 void runFrontier(const PlanOptions &options, std::ostream &out) {
@@ -117,6 +141,19 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
                 named["transfer_bytes"] = p.transferBytes;
             }
         }
+        doc["dtr_minimum_bytes"] = f.dtrMinimumBytes;
+        doc["dtr_curve"] = nlohmann::ordered_json::array();
+        const std::vector<double> ratios = dtrOverOptimal(f);
+        for (std::size_t k = 0; k < f.dtrCurve.size(); ++k) {
+            const FrontierPoint &p = f.dtrCurve[k];
+            doc["dtr_curve"].push_back({{"budget_bytes", p.budgetBytes},
+                                        {"peak_bytes", p.peakBytes},
+                                        {"peak_saved_bytes", p.peakSavedBytes},
+                                        {"cost", numberJson(p.cost)},
+                                        {"least_cost", numberJson(frontierCostAt(f, p.budgetBytes))},
+                                        {"over_least", numberJson(ratios[k])},
+                                        {"description", p.description}});
+        }
         if (f.timed) {
             doc["machine"] = machineJson(*fo.machine);
             for (auto &point : doc["curve"])
@@ -145,8 +182,8 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
         break;
     }
     const std::string unit = file.model.costUnit().empty() ? "" : " " + file.model.costUnit();
-    out << "model " << planned.title << ": " << model.layers() << " layers, " << (model.isChain() ? "a chain" : "a graph with skip connections")
-        << "\n";
+    out << "model " << planned.title << ": " << model.layers() << " layers, "
+        << (model.isChain() ? "a chain" : "a graph with skip connections") << "\n";
     out << "least compute for each peak, from " << formatBytes(f.minimumBytes) << " to store-all's "
         << formatBytes(f.storeAllBytes) << " (" << f.curve.size() << " steps):\n\n";
     TextTable curve({"peak", "peak bytes", "saved at peak", "cost" + unit, "overhead vs store-all", "plan"});
@@ -168,6 +205,8 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
                       overheadText(p.cost, f.storeAllCost), aboveText});
     }
     named.print(out);
+    if (!f.dtrCurve.empty())
+        printDtrCurve(out, f, unit);
     if (f.timed)
         printOffloadCurve(out, f, *fo.machine, model);
 }

@@ -25,6 +25,12 @@ void addOutputFlags(CLI::App *cmd, Format &format, bool csvAllowed = true) {
 }
 
 // The link, the device's rate and the budgets (docs/model.md, offloading).
+void addHeuristicFlag(CLI::App *cmd, StrategyOptionTexts &texts) {
+    cmd->add_option("--heuristic", texts.heuristic,
+                    "dtr: which node to evict when memory is full: dtr (h = c/(m*s), the cost counting the evicted "
+                    "neighbourhood; default) or cost-per-byte (h = c/m). Example: --heuristic cost-per-byte");
+}
+
 void addMachineFlags(CLI::App *cmd, MachineOptions &m) {
     cmd->add_option("--link", m.link,
                     "Bandwidth of the device-host link: rows are timed on a compute and a copy stream, offload "
@@ -101,8 +107,9 @@ int main(int argc, char **argv) {
                          "revolve, budget: checkpoint slots C >= 1, a_0 included (revolve's default round(sqrt n)). "
                          "Example: --slots 8");
     simulate->add_option("--budget", sim.params.budget,
-                         "budget, offload-budget: peak memory, bytes with a unit (2GiB) or a plain number of nodes "
-                         "(12; budget only). Example: --budget 2GiB");
+                         "budget, offload-budget, dtr: peak memory, bytes with a unit (2GiB) or a plain number of "
+                         "nodes (12; budget and dtr). Example: --budget 2GiB");
+    addHeuristicFlag(simulate, sim.params);
     addChainFlags(simulate, nOption, modelOption, sim.model);
     addMachineFlags(simulate, sim.machine);
     addOutputFlags(simulate, sim.format);
@@ -157,7 +164,8 @@ int main(int argc, char **argv) {
     measureCmd->add_option("--slots", measure.params.slots,
                            "revolve, budget: checkpoint slots, a_0 included. Example: --slots 8");
     measureCmd->add_option("--budget", measure.params.budget,
-                           "budget: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
+                           "budget, dtr: peak memory, bytes with a unit (64MiB) or a plain number of nodes (12)");
+    addHeuristicFlag(measureCmd, measure.params);
     measureCmd->add_flag("--verify", measure.verify,
                          "Fail unless every measured peak equals the prediction (on CUDA also the pool's high-water "
                          "mark: equal when nodes are whole 2 MiB pages, never below) and every gradient equals "
@@ -201,6 +209,7 @@ int main(int argc, char **argv) {
         },
         "checkpoints: forward nodes to keep, increasing. Example: --checkpoints 3,7,11");
     planCmd->add_option("--slots", plan.params.slots, "revolve, budget: checkpoint slots, a_0 included");
+    addHeuristicFlag(planCmd, plan.params);
     planCmd->add_option("--memory-steps", plan.memorySteps,
                         "Steps the byte budget is cut into by the planner (default 512; docs/planners.md)");
     addMachineFlags(planCmd, plan.machine);

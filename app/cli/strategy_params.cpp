@@ -11,6 +11,8 @@ StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers)
         parseBudget(texts.budget, params);
     if (!texts.every.empty())
         params.every = static_cast<int>(parseInteger("--every", texts.every, 1, layers));
+    if (!texts.heuristic.empty())
+        params.heuristic = texts.heuristic;
     if (texts.checkpointsGiven)
         params.checkpoints = parseIntegerList("--checkpoints", texts.checkpoints);
     return params;

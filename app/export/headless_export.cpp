@@ -31,6 +31,7 @@ const char *const kUsage = "usage: remat-studio [MODEL_FILE] --export-gif FILE [
                            "             timed on a compute and a copy stream, with a host lane (docs/cli.md)\n"
                            "  panes:     --strategies LIST (store-all,recompute-all,periodic; at most 4)\n"
                            "             [--every K] [--checkpoints LIST] [--pane-only] [--sync cost|ops]\n"
+                           "             [--budget B (budget, dtr: 12 nodes or 2GiB)] [--heuristic dtr|cost-per-byte]\n"
                            "  picture:   --width PX (960) [--height PX (auto)] [--theme light|dark]\n"
                            "             [--caption TEXT | --no-caption]\n"
                            "  animation: --fps F (8) --loops N (0 = forever) --hold MS (2000)\n"
@@ -60,7 +61,8 @@ const QStringList kValued = {"--export-gif",   "--export-png",
                              "--link",         "--latency",
                              "--forward-time", "--backward-time",
                              "--device-rate",  "--device-budget",
-                             "--host-budget"};
+                             "--host-budget",  "--budget",
+                             "--heuristic"};
 const QStringList kFlags = {"--pane-only", "--no-caption", "--all-frames", "--help-export"};
 
 struct Parsed {
@@ -260,7 +262,9 @@ int exportLesson(const Parsed &p) {
                               "--backward-time",
                               "--device-rate",
                               "--device-budget",
-                              "--host-budget"})
+                              "--host-budget",
+                              "--budget",
+                              "--heuristic"})
         if (p.has(other))
             throw InvalidArgument(std::string(other) + " does not go with --lesson: a lesson names its own models, "
                                                        "panes, clocks and captions, and exports one GIF per chapter");
@@ -349,6 +353,20 @@ int runHeadlessExport(const QStringList &args) {
         const std::shared_ptr<const Model> &model = loaded.model;
         StrategyParams params;
         applyMachine(p, loaded, params);
+        if (p.has("--budget")) {
+            // As `remat simulate --budget`: a plain number counts nodes, a size with a unit bytes.
+            if (p.has("--device-budget"))
+                throw InvalidArgument("--budget and --device-budget exclude each other");
+            const QString budget = p.value("--budget");
+            bool plain = false;
+            const qlonglong nodes = budget.toLongLong(&plain);
+            if (plain)
+                params.budgetNodes = integer(p, "--budget", nodes, 1, std::int64_t{1} << 40);
+            else
+                params.budgetBytes = parsePositiveBytes(budget.toStdString(), "--budget");
+        }
+        if (p.has("--heuristic"))
+            params.heuristic = p.value("--heuristic").toStdString();
         if (p.has("--every"))
             params.every = static_cast<int>(integer(p, "--every", 1, 1, model->layers()));
         if (p.has("--checkpoints")) {

@@ -1,6 +1,7 @@
 #include "app/export/timeline_picture.h"
 
 #include "app/export/title_card.h"
+#include "app/render/runtime_narration.h"
 #include "app/render/stream_narration.h"
 #include "core/errors.h"
 #include "core/rates.h"
@@ -43,11 +44,17 @@ TimelinePicture::TimelinePicture(std::vector<ExportPane> panes, Options options)
     }
     laneEnd_ = laneEnd > 0 ? laneEnd : 1;
     std::vector<render::MemoryChartPainter::Series> series;
+    QStringList names;
     for (int i = 0; i < shownPanes(); ++i) {
         const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
         const std::string_view name = pane.strategy ? pane.strategy->name() : std::string_view("pane");
-        series.push_back({pane.timeline, QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())),
-                          pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
+        names << QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
+    for (int i = 0; i < shownPanes(); ++i) {
+        const ExportPane &pane = panes_[static_cast<std::size_t>(i)];
+        // Two panes of one strategy (dtr with two heuristics): the pane's number tells them apart, as on screen.
+        const QString name = names.count(names[i]) > 1 ? names[i] + QStringLiteral(" (%1)").arg(i + 1) : names[i];
+        series.push_back({pane.timeline, name, pane.summary.peakBytes, pane.summary.peakStep, paneColourIndex(i)});
     }
     chart_.setSeries(std::move(series), options_.axis);
     chart_.setStackByKind(options_.stackByKind);
@@ -185,8 +192,11 @@ void TimelinePicture::paintPane(QPainter &painter, int index, double time) {
         const QString doing = stall ? QStringLiteral("stalled before %1")
                                           .arg(QString::fromStdString(describe(model, timeline.op(stall->step))))
                                     : QString::fromStdString(describe(model, timeline.op(step)));
+        // What the runtime decided for this op (dtr) in place of the sizes: that is the news.
+        const std::string decided = render::runtimeStatus(timeline, step);
         status = QStringLiteral("op %1/%2 \u00B7 %3").arg(step + 1).arg(timeline.steps()).arg(doing) +
-                 (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) + held;
+                 (statusLines_ == 2 ? QStringLiteral("\n") : QStringLiteral(" \u00B7 ")) +
+                 (decided.empty() ? held : QString::fromStdString(decided));
     }
     painter.setPen(palette.mutedText);
     QStringList lines = status.split('\n');
@@ -237,8 +247,8 @@ void TimelinePicture::paintTitle(QImage &image) {
                                QString::fromStdString(formatSize(pane.summary.peakHostBytes, nodes)),
                                QString::fromStdString(formatSeconds(pane.summary.makespanSeconds)),
                                QString::fromStdString(formatSeconds(pane.summary.stallSeconds)));
-        card.rows.push_back({options_.palette.paneColour(paneColourIndex(i)),
-                             QStringLiteral("%1 \u2014 %2").arg(pane.title, figures)});
+        card.rows.push_back(
+            {options_.palette.paneColour(paneColourIndex(i)), QStringLiteral("%1 \u2014 %2").arg(pane.title, figures)});
     }
     // Timed panes without a description: the machine they are timed on.
     if (card.description.isEmpty() && offload_)

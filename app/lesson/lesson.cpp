@@ -80,7 +80,7 @@ Pane readPane(const Reader &r, const json &pane, const std::string &pointer, con
     if (!pane.is_object())
         r.fail(pointer,
                "expected an object such as {\"strategy\": \"periodic\", \"every\": 4}, got " + Reader::shown(pane));
-    r.onlyKeys(pane, pointer, {"strategy", "every", "slots", "budget", "checkpoints", "comment"});
+    r.onlyKeys(pane, pointer, {"strategy", "every", "slots", "budget", "heuristic", "checkpoints", "comment"});
     Pane out;
     out.strategy = r.text(pane, "strategy", pointer, true);
     const Strategy *strategy = StrategyRegistry::builtin().find(out.strategy);
@@ -94,6 +94,8 @@ Pane readPane(const Reader &r, const json &pane, const std::string &pointer, con
             static_cast<int>(r.integer(pane, "slots", pointer, 1, Model::kMaxLayers + 1, std::nullopt));
     if (pane.contains("budget"))
         readBudget(r, pane, pointer, out.params);
+    if (pane.contains("heuristic"))
+        out.params.heuristic = r.text(pane, "heuristic", pointer, true);
     if (pane.contains("checkpoints")) {
         const json &list = pane["checkpoints"];
         if (!list.is_array())
@@ -123,13 +125,15 @@ Stop readStop(const Reader &r, const json &stop, const std::string &pointer, int
     Stop out;
     const std::string at = r.text(stop, "at", pointer, true);
     bool known = false;
-    for (const StopKind kind : {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd})
+    for (const StopKind kind :
+         {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd, StopKind::FirstEviction})
         if (at == stopKindName(kind)) {
             out.kind = kind;
             known = true;
         }
     if (!known)
-        r.fail(pointer + "/at", "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end");
+        r.fail(pointer + "/at",
+               "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end, first-eviction");
     out.pane = static_cast<int>(r.integer(stop, "pane", pointer, 1, panes, 1)) - 1;
     return out;
 }
@@ -217,6 +221,8 @@ const char *stopKindName(StopKind kind) {
         return "first-recomputation";
     case StopKind::ForwardEnd:
         return "forward-end";
+    case StopKind::FirstEviction:
+        return "first-eviction";
     }
     return "?";
 }

@@ -27,8 +27,9 @@ enum class StopKind {
     Peak,               // the op at which the pane holds the most memory
     FirstRecomputation, // the first op that computes a forward node again
     ForwardEnd,         // the op that first computes the output a_n: the forward pass is done
+    FirstEviction,      // the compute the runtime (dtr) first evicts a node for: memory is full
 };
-// "peak", "first-recomputation", "forward-end" (as in the file).
+// "peak", "first-recomputation", "forward-end", "first-eviction" (as in the file).
 const char *stopKindName(StopKind kind);
 
 struct Stop {

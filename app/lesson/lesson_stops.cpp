@@ -27,6 +27,18 @@ std::optional<std::int64_t> stopStep(const Timeline &timeline, StopKind kind) {
         }
         return std::nullopt;
     }
+    case StopKind::FirstEviction: {
+        // Shown with the compute it made room for: a cost-synced playback passes over frees.
+        const auto &events = timeline.schedule().events;
+        for (const RuntimeEvent &e : events)
+            if (e.kind == RuntimeEvent::Kind::Evict) {
+                std::int64_t s = e.op;
+                while (s + 1 < timeline.steps() && timeline.op(s).kind != OpKind::Compute)
+                    ++s;
+                return s;
+            }
+        return std::nullopt;
+    }
     case StopKind::ForwardEnd:
         for (std::int64_t s = 0; s < timeline.steps(); ++s)
             if (const Op op = timeline.op(s); op.kind == OpKind::Compute && op.node == model.outputNode())

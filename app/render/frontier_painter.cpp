@@ -33,6 +33,8 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
         maxCost = std::max(maxCost, p.cost);
         maxPeak = std::max(maxPeak, p.peakBytes);
     }
+    for (const auto &p : f.dtrCurve)
+        maxCost = std::max(maxCost, p.cost);
     l.bytesTop = MemoryChartMapping::axisTop(static_cast<double>(std::max<std::int64_t>(maxPeak, 1)));
     const double costStep = MemoryChartMapping::niceCeiling(maxCost / 4);
     l.costTop = std::max(costStep, std::ceil(maxCost * 1.08 / costStep) * costStep);
@@ -55,12 +57,14 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
         l.staircase << QPointF(l.x(static_cast<double>(f.curve[i].peakBytes)), l.y(f.curve[i - 1].cost))
                     << QPointF(l.x(static_cast<double>(f.curve[i].peakBytes)), l.y(f.curve[i].cost));
     l.staircase << QPointF(l.plot.right(), l.y(f.curve.back().cost));
+    for (const FrontierPoint &p : f.dtrCurve)
+        l.dtrLine << QPointF(l.x(static_cast<double>(p.budgetBytes)), l.y(p.cost));
     std::vector<QSizeF> sizes;
     for (const NamedPoint &p : f.named) {
         l.points.emplace_back(l.x(static_cast<double>(p.peakBytes)), l.y(p.cost));
         sizes.emplace_back(metrics.horizontalAdvance(qs(p.label)) + 6, metrics.height());
     }
-    l.labels = placePeakLabels(l.points, sizes, kPointRadius + 1, {l.staircase}, kPenWidth / 2 + 1, {},
+    l.labels = placePeakLabels(l.points, sizes, kPointRadius + 1, {l.staircase, l.dtrLine}, kPenWidth / 2 + 1, {},
                                l.plot.adjusted(1, 1, -1, -1));
     return l;
 }
@@ -105,13 +109,29 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
                      Qt::AlignHCenter, QStringLiteral("peak memory"));
     painter.drawText(QRectF(rect.left() + 4, rect.top(), rect.width(), metrics.height() * 1.5),
                      Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("least compute for each peak (staircase) and named strategies (points); "
-                                    "compute in %1")
-                         .arg(costUnit.empty() ? QStringLiteral("op costs") : qs(costUnit)));
+                     QStringLiteral("least compute for each peak (staircase)%1 and named strategies (points); "
+                                    "compute in %2")
+                         .arg(f.dtrCurve.empty() ? QString() : QStringLiteral(", dtr at each budget (dashed)"),
+                              costUnit.empty() ? QStringLiteral("op costs") : qs(costUnit)));
 
     painter.setPen(QPen(palette.paneColour(0), FrontierLayout::kPenWidth));
     painter.setBrush(Qt::NoBrush);
     painter.drawPolyline(l.staircase);
+    if (!l.dtrLine.isEmpty()) {
+        // The runtime's answer: no plan, so no staircase; its label at its cheapest end.
+        painter.setPen(QPen(palette.peak, FrontierLayout::kPenWidth * 0.8, Qt::DashLine));
+        painter.drawPolyline(l.dtrLine);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(palette.peak);
+        for (const QPointF &p : l.dtrLine)
+            painter.drawEllipse(p, 2.5, 2.5);
+        const QString label = QStringLiteral("dtr");
+        const QPointF end = l.dtrLine.first();
+        painter.setPen(palette.peak.darker(palette.isDark() ? 80 : 130));
+        painter.drawText(
+            QRectF(end.x() + 4, end.y() - metrics.height() - 4, metrics.horizontalAdvance(label) + 4, metrics.height()),
+            Qt::AlignLeft | Qt::AlignVCenter, label);
+    }
     for (std::size_t i = 0; i < f.named.size(); ++i) {
         const QColor colour = namedPointColour(i, palette);
         if (!l.labels[i].besideMarker) {

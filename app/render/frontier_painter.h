@@ -1,8 +1,8 @@
 #pragma once
 // The trade-off curve (core/frontier.h) as a picture: the least compute for
-// every peak as a staircase, and the named strategies as points with their
-// labels. Shared by the studio (Tools > Trade-off curve, a lesson's curve
-// chapter), its PNG export and a lesson's GIF.
+// every peak as a staircase, the named strategies as points with their
+// labels, and dtr (the runtime deciding) as a dashed line at each budget. Shared by the studio (Tools > Trade-off
+// curve, a lesson's curve chapter), its PNG export and a lesson's GIF.
 #include "app/render/palette.h"
 #include "app/render/peak_label_layout.h"
 #include "core/frontier.h"
@@ -27,6 +27,7 @@ struct FrontierLayout {
     std::vector<double> costTicks, byteTicks;
     QPolygonF staircase;
     std::vector<QPointF> points; // Frontier::named, in order
+    QPolygonF dtrLine;           // Frontier::dtrCurve: dtr's compute at each budget (x: the budget)
     std::vector<PeakLabel> labels;
     static constexpr double kPenWidth = 2.5;
     static constexpr double kPointRadius = 5;

@@ -1,5 +1,7 @@
 #include "app/render/narration.h"
 
+#include "app/render/runtime_narration.h"
+
 #include "core/units.h"
 
 #include <algorithm>
@@ -91,12 +93,14 @@ std::string narrateRecord(const Timeline &timeline, const std::vector<std::uint8
                           const StepState &state, NodeId id) {
     const Model &model = timeline.model();
     const int i = model.indexOf(id);
-    const std::string internals = "its internals s_" + std::to_string(i) + " (" + formatBytes(model.savedBytes(i)) + ")";
+    const std::string internals =
+        "its internals s_" + std::to_string(i) + " (" + formatBytes(model.savedBytes(i)) + ")";
     if (state.computeCount[id] <= 1)
         return "Forward pass: computing " + model.name(id) + " " + source(model, checkpoints, id) + ", recording " +
                internals + ": its backward needs them.";
     const std::int64_t b = nextBackward(timeline, state.step);
-    const std::string forWhom = b < 0 ? "its backward needs them" : withInputs(model, timeline.op(b).node) + " needs them";
+    const std::string forWhom =
+        b < 0 ? "its backward needs them" : withInputs(model, timeline.op(b).node) + " needs them";
     return "Re-running " + layerName(model, i) + " " + source(model, checkpoints, id) + " recording " + internals +
            ": " + forWhom + ", and the forward pass kept only the layer's output.";
 }
@@ -183,6 +187,8 @@ std::string narrate(const Timeline &timeline, const std::vector<std::uint8_t> &c
                       : op.records                   ? narrateRecord(timeline, checkpoints, state, op.node)
                       : op.kind == OpKind::Compute   ? narrateCompute(timeline, checkpoints, state, op.node)
                                                      : narrateFree(timeline, state, op.node);
+    if (std::optional<std::string> decided = narrateRuntimeEvent(timeline, state, out))
+        out = std::move(*decided);
     if (state.step + 1 == timeline.steps())
         out += " Done: every gradient has been computed.";
     return out;

@@ -1,5 +1,7 @@
 #include "app/render/node_appearance.h"
 
+#include "app/render/runtime_narration.h"
+
 namespace remat::render {
 
 std::vector<std::uint8_t> checkpointMask(const Timeline &timeline) {
@@ -24,6 +26,10 @@ NodeAppearance appearanceOf(const Timeline &timeline, const std::vector<std::uin
         const Op op = timeline.op(state.step);
         current = op.node == node && op.kind == OpKind::Compute;
         a.justFreed = op.node == node && op.kind == OpKind::Free;
+        // Evicted to make room for this op (or by it): marked while the op is on screen.
+        if (!a.resident && !model.isBackward(node))
+            for (const RuntimeEvent *e : evictionsFor(timeline, state.step))
+                a.evicted = a.evicted || (!e->saved && e->node == node);
     }
     if (a.resident)
         a.fill = current                                           ? NodeFill::Current

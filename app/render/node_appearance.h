@@ -22,6 +22,7 @@ struct NodeAppearance {
     bool resident = false;
     bool checkpoint = false; // kept by the strategy from the forward into the backward pass
     bool justFreed = false;  // the current op frees it
+    bool evicted = false;    // the runtime evicted it for the current op (dtr: memory was full, Schedule::events)
     std::uint32_t computeCount = 0;
 };
 

@@ -153,7 +153,16 @@ void SchedulePainter::paintNode(QPainter &painter, QPointF c, const NodeAppearan
         painter.setBrush(Qt::NoBrush);
         painter.drawEllipse(c, ringRadius, ringRadius);
     }
-    if (a.justFreed) {
+    if (a.evicted) {
+        // Evicted by the runtime, not freed by a plan: a solid ring in the peak's colour, crossed.
+        const double w = std::max(1.5, r * 0.18);
+        painter.setPen(QPen(palette.peak, w));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(c, ringRadius, ringRadius);
+        const double d = ringRadius * 0.7;
+        painter.drawLine(c + QPointF(-d, -d), c + QPointF(d, d));
+        painter.drawLine(c + QPointF(-d, d), c + QPointF(d, -d));
+    } else if (a.justFreed) {
         painter.setPen(QPen(palette.current, std::max(1.5, r * 0.15), Qt::DashLine));
         painter.setBrush(Qt::NoBrush);
         painter.drawEllipse(c, ringRadius, ringRadius);
@@ -206,8 +215,9 @@ void SchedulePainter::prepareCache(const ScheduleLayout &layout, const Palette &
 const QImage &SchedulePainter::sprite(const NodeAppearance &a, bool forward, const ScheduleLayout &layout,
                                       const Palette &palette) const {
     const std::uint32_t badge = forward && a.computeCount > 1 ? a.computeCount : 0;
-    const std::uint64_t key = (std::uint64_t{badge} << 8) | (std::uint64_t(a.fill) << 2) |
-                              (std::uint64_t{a.checkpoint} << 1) | std::uint64_t{a.justFreed};
+    const std::uint64_t key = (std::uint64_t{badge} << 8) | (std::uint64_t{a.evicted} << 7) |
+                              (std::uint64_t(a.fill) << 2) | (std::uint64_t{a.checkpoint} << 1) |
+                              std::uint64_t{a.justFreed};
     auto it = cache_.sprites.find(key);
     if (it != cache_.sprites.end())
         return it->second;

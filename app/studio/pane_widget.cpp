@@ -138,7 +138,7 @@ void PaneWidget::updateParamControls() {
     const bool usesSlots = name == QLatin1String("revolve");
     slotsLabel_->setVisible(usesSlots);
     slots_->setVisible(usesSlots);
-    const bool budget = name == QLatin1String("budget");
+    const bool budget = name == QLatin1String("budget") || name == QLatin1String("dtr");
     budgetLabel_->setVisible(budget);
     budget_->setVisible(budget && !budgetBytes_);
     budgetLabel_->setText(budgetBytes_ ? tr("memory \u2264 %1").arg(QString::fromStdString(formatBytes(*budgetBytes_)))
@@ -172,6 +172,7 @@ void PaneWidget::setConfig(const PaneConfig &config, int layers) {
                                                                    1'000'000'000)));
     budget_->setValue(static_cast<int>(config.params.budgetNodes.value_or(2 * defaultEvery + 1)));
     budgetBytes_ = config.params.budgetBytes;
+    heuristic_ = config.params.heuristic;
     QStringList list;
     if (config.params.checkpoints)
         for (const int c : *config.params.checkpoints)
@@ -189,10 +190,14 @@ void PaneWidget::emitConfig() {
         config.params.every = every_->value();
     if (config.strategy == "revolve")
         config.params.checkpointSlots = slots_->value();
-    if (config.strategy == "budget" && budgetBytes_)
+    // The budget planner and the runtime (dtr) both run within the pane's budget.
+    const bool budget = config.strategy == "budget" || config.strategy == "dtr";
+    if (budget && budgetBytes_)
         config.params.budgetBytes = budgetBytes_;
-    else if (config.strategy == "budget")
+    else if (budget)
         config.params.budgetNodes = budget_->value();
+    if (config.strategy == "dtr")
+        config.params.heuristic = heuristic_;
     if (config.strategy == "checkpoints") {
         std::vector<int> list;
         const QStringList parts =

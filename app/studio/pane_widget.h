@@ -72,6 +72,7 @@ private:
     bool updating_ = false;
     int narrationLines_ = 3;                  // kept free under the picture
     std::optional<std::int64_t> budgetBytes_; // a byte budget (Plan for budget) instead of the nodes box
+    std::optional<std::string> heuristic_;    // dtr's, as the scenario or lesson gave it (no control of its own)
 };
 
 } // namespace remat::studio

@@ -62,6 +62,18 @@ std::vector<Scenario> builtinScenarios() {
     if (optimal.panes.size() > 1)
         out.push_back(optimal);
 
+    // No plan: the runtime (dtr) within the budget planner's memory, with h_DTR and with h = c/m.
+    if (registry.find("dtr") && registry.find("budget")) {
+        PaneConfig dtr = pane("dtr"), plain = pane("dtr"), budget = pane("budget");
+        dtr.params.budgetNodes = plain.params.budgetNodes = budget.params.budgetNodes = 12;
+        plain.params.heuristic = "cost-per-byte";
+        out.push_back({QStringLiteral("runtime"),
+                       QObject::tr("What if the runtime decides? dtr against the optimal plan (n = 32, 12 nodes)"),
+                       32,
+                       {dtr, plain, budget},
+                       {}});
+    }
+
     out.push_back({QStringLiteral("deep"),
                    QObject::tr("A deep chain: store-all against sqrt(n) (n = 256)"),
                    256,

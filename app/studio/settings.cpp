@@ -38,6 +38,8 @@ bool restoreSession(Session &session, QSettings &settings, QString *modelError) 
             config.params.budgetNodes = settings.value("budgetNodes").toLongLong();
         if (settings.contains("budgetBytes"))
             config.params.budgetBytes = settings.value("budgetBytes").toLongLong();
+        if (settings.contains("heuristic"))
+            config.params.heuristic = settings.value("heuristic").toString().toStdString();
         if (settings.contains("checkpoints")) {
             std::vector<int> list;
             for (const QVariant &v : settings.value("checkpoints").toList())
@@ -111,6 +113,10 @@ void saveSession(const Session &session, QSettings &settings) {
             settings.setValue("budgetBytes", static_cast<qlonglong>(*config.params.budgetBytes));
         else
             settings.remove("budgetBytes");
+        if (config.params.heuristic)
+            settings.setValue("heuristic", QString::fromStdString(*config.params.heuristic));
+        else
+            settings.remove("heuristic");
         if (config.params.checkpoints) {
             QVariantList list;
             for (const int c : *config.params.checkpoints)

@@ -12,6 +12,7 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
     registry.add(makeRecursiveStrategy());
     registry.add(makeBudgetStrategy());
     registry.add(makeAutoStrategy());
+    registry.add(makeDtrStrategy());
     registry.add(makeOffloadAllStrategy());
     registry.add(makeOffloadBudgetStrategy());
 }

@@ -14,6 +14,7 @@ std::unique_ptr<Strategy> makeRevolveStrategy();
 std::unique_ptr<Strategy> makeRecursiveStrategy();
 std::unique_ptr<Strategy> makeBudgetStrategy();
 std::unique_ptr<Strategy> makeAutoStrategy();
+std::unique_ptr<Strategy> makeDtrStrategy();
 std::unique_ptr<Strategy> makeOffloadAllStrategy();
 std::unique_ptr<Strategy> makeOffloadBudgetStrategy();
 

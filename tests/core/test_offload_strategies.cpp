@@ -7,6 +7,7 @@
 
 #include "core/comparison.h"
 #include "core/errors.h"
+#include "core/planners/dtr_runtime.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 #include "core/torch_plan.h"
@@ -37,6 +38,8 @@ StrategyParams paramsFor(const Strategy &s, const Model &model) {
     else if (name == "budget" || name == "offload-budget")
         p.budgetBytes =
             Simulator::summarize(model, StrategyRegistry::builtin().get("store-all").makeSchedule(model, {})).peakBytes;
+    else if (name == "dtr") // the runtime within a budget it always runs in (it evicts on most of these models)
+        p.budgetBytes = planners::dtrAssuredBudget(model, false);
     return p;
 }
 

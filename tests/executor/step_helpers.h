@@ -1,6 +1,8 @@
 #pragma once
 // One executor step and its gradients, shared by the CPU and CUDA suites.
+#include "core/errors.h"
 #include "core/executor/executor.h"
+#include "core/planners/dtr_runtime.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
 
@@ -25,9 +27,27 @@ struct Planned {
     Schedule schedule;
 };
 
+// dtr within the tightest of eight budgets from its minimum to the one it
+// always runs within: it evicts and recomputes.
+inline StrategyParams tightDtrParams(const Model &model) {
+    const std::int64_t low = planners::dtrMinimumBudget(model, false);
+    const std::int64_t high = planners::dtrAssuredBudget(model, false);
+    StrategyParams params;
+    for (int k = 0; k < 8; ++k) {
+        params.budgetBytes = low + (high - low) * k / 7;
+        try {
+            StrategyRegistry::builtin().get("dtr").makeSchedule(model, params);
+            return params;
+        } catch (const InvalidArgument &) {
+            // Ran out with everything in use: a larger budget.
+        }
+    }
+    return params;
+}
+
 // Every registered strategy the executor runs, each with parameters it
-// accepts: explicit checkpoints, three slots for the slot-bounded ones,
-// nothing for the rest. Strategies that offload to host need a machine and
+// accepts: explicit checkpoints, three slots for the slot-bounded ones, a
+// tight budget for dtr, nothing for the rest. Strategies that offload to host need a machine and
 // are left out here (test_offload_executor runs them).
 inline std::vector<Planned> allSchedules(const Model &model) {
     std::vector<Planned> out;
@@ -42,6 +62,8 @@ inline std::vector<Planned> allSchedules(const Model &model) {
                 params.checkpoints->push_back(k);
         } else if (s->name() == "revolve" || s->name() == "budget") {
             params.checkpointSlots = 3;
+        } else if (s->name() == "dtr") {
+            params = tightDtrParams(model);
         }
         out.push_back({std::string(s->name()), s->makeSchedule(model, params)});
     }
@@ -66,7 +88,8 @@ inline TracedStep traceStep(Backend &backend, const std::shared_ptr<const Model>
     out.record = executor.runStep(options);
     const auto &during = out.record.trace.during;
     if (static_cast<std::int64_t>(during.size()) != tl.steps()) {
-        out.mismatch = "trace has " + std::to_string(during.size()) + " ops, the schedule " + std::to_string(tl.steps());
+        out.mismatch =
+            "trace has " + std::to_string(during.size()) + " ops, the schedule " + std::to_string(tl.steps());
         return out;
     }
     for (std::int64_t t = 0; t < tl.steps() && out.mismatch.empty(); ++t)

@@ -202,6 +202,34 @@ private slots:
         }
     }
 
+    // dtr within a budget below store-all's: it evicts and recomputes, the
+    // measured peak is the predicted one within the budget, the gradients
+    // are store-all's bit for bit (mlp, and the transformer's saved internals).
+    void dtrRunsWithinItsBudget_data() {
+        QTest::addColumn<QStringList>("network");
+        QTest::addColumn<qint64>("budget");
+        QTest::newRow("mlp") << QStringList{"--n", "8", "--width", "16", "--batch", "4"} << qint64(2048);
+        QTest::newRow("transformer") << QStringList{"--network", "transformer", "--layers", "3", "--hidden", "16",
+                                                   "--heads", "2", "--seq", "6", "--batch", "2"}
+                                     << qint64(16384);
+    }
+    void dtrRunsWithinItsBudget() {
+        QFETCH(QStringList, network);
+        QFETCH(qint64, budget);
+        const Run r = remat(network + QStringList{"--strategy", "store-all,dtr", "--budget", QString("%1B").arg(budget),
+                                                  "--repeat", "1", "--verify", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray rows = QJsonDocument::fromJson(r.out).object()["strategies"].toArray();
+        QCOMPARE(rows.size(), 2);
+        const QJsonObject storeAll = rows[0].toObject(), dtr = rows[1].toObject();
+        QCOMPARE(dtr["strategy"].toString(), QString("dtr"));
+        QCOMPARE(dtr["measured_peak_bytes"].toInteger(), dtr["predicted_peak_bytes"].toInteger());
+        QVERIFY(dtr["measured_peak_bytes"].toInteger() <= budget);
+        QVERIFY(storeAll["measured_peak_bytes"].toInteger() > budget);
+        QVERIFY(dtr["forward_evaluations"].toInteger() > storeAll["forward_evaluations"].toInteger());
+        QVERIFY(dtr["gradients_bitwise_equal_to_store_all"].toBool());
+    }
+
     void perLayerCheckpointingHoldsLayerInputs() {
         const Run r = remat(
             {"--network", "transformer", "--layers", "4",     "--hidden", "16", "--heads",    "4",

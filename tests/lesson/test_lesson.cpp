@@ -251,7 +251,7 @@ private slots:
     // what its captions claim holds on the simulator's counts.
     void theBuiltinLessonTellsTheSeedsStory() {
         const Lesson lesson = loadLessonFile(builtinLesson().toStdString());
-        QCOMPARE(lesson.chapters.size(), std::size_t{6});
+        QCOMPARE(lesson.chapters.size(), std::size_t{7});
         auto strategies = [](const Chapter &c) {
             QStringList names;
             for (const Pane &p : c.panes)
@@ -283,16 +283,31 @@ private slots:
             QVERIFY2(r.summary.peakBytes <= base.summary.peakBytes, optimal.panes[i].strategy.c_str());
             QVERIFY2(r.summary.recomputations < base.summary.recomputations, optimal.panes[i].strategy.c_str());
         }
-        // 5: a transformer with saved internals, per-block checkpointing keeps one block's internals at a time.
-        const Chapter &transformer = lesson.chapters[4];
+        // 5: no plan: the runtime (dtr) within the budget planner's 12 nodes matches its compute; h = c/m
+        // recomputes more. The first eviction stop shows the compute an eviction made room for.
+        const Chapter &runtime = lesson.chapters[4];
+        QCOMPARE(strategies(runtime), (QStringList{"dtr", "dtr", "budget"}));
+        QCOMPARE(*runtime.panes[1].params.heuristic, std::string("cost-per-byte"));
+        const Replay dtr = replayOf(runtime, 0), costPerByte = replayOf(runtime, 1), planned = replayOf(runtime, 2);
+        for (const Replay *r : {&dtr, &costPerByte})
+            QVERIFY(r->summary.peakNodes <= *runtime.panes[0].params.budgetNodes);
+        QCOMPARE(dtr.summary.cost, planned.summary.cost);
+        QVERIFY(costPerByte.summary.recomputations > dtr.summary.recomputations);
+        const std::int64_t evictionStop = stopStep(dtr.timeline, StopKind::FirstEviction).value_or(-1);
+        QCOMPARE(dtr.timeline.op(evictionStop).kind, OpKind::Compute);
+        QCOMPARE(dtr.timeline.op(evictionStop - 1).kind, OpKind::Free);
+        QVERIFY(eventAt(dtr.timeline.schedule(), evictionStop - 1) != nullptr);
+        QVERIFY(!stopStep(planned.timeline, StopKind::FirstEviction).has_value()); // a plan evicts nothing
+        // 6: a transformer with saved internals, per-block checkpointing keeps one block's internals at a time.
+        const Chapter &transformer = lesson.chapters[5];
         QVERIFY(transformer.model->hasSavedBytes());
         QVERIFY(transformer.stackByKind);
         QCOMPARE(*transformer.panes[1].params.every, 1);
         const Replay perBlock = replayOf(transformer, 1);
         QCOMPARE(perBlock.summary.peakSavedBytes, transformer.model->savedBytes(1));
         QVERIFY(perBlock.summary.peakBytes * 4 < replayOf(transformer, 0).summary.peakBytes);
-        // 6: the trade-off curve, on which per-layer checkpointing sits.
-        const Chapter &curve = lesson.chapters[5];
+        // 7: the trade-off curve, on which per-layer checkpointing sits.
+        const Chapter &curve = lesson.chapters[6];
         QVERIFY(curve.view == ChapterView::TradeOffCurve);
         const Frontier frontier = computeFrontier(*curve.model, {});
         bool perLayerOnTheCurve = false;

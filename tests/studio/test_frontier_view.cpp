@@ -57,7 +57,8 @@ private slots:
         const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.first(), QStringLiteral("kind,label,peak_bytes,peak_saved_bytes,cost,overhead_vs_store_all,"
                                                "budget_bytes"));
-        QCOMPARE(lines.size(), 1 + static_cast<int>(f->curve.size() + f->named.size()));
+        QCOMPARE(lines.size(), 1 + static_cast<int>(f->curve.size() + f->named.size() + f->dtrCurve.size()));
+        QVERIFY(!f->dtrCurve.empty()); // the runtime's curve beside the planner's
         // A path that cannot be written is reported, not a crash.
         QVERIFY(!dialog.exportCsv(dir.filePath(QStringLiteral("no/such/dir/curve.csv"))));
         QVERIFY(dialog.statusText().contains("Could not write"));

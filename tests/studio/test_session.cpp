@@ -31,6 +31,14 @@ PaneConfig config(const std::string &strategy) {
     return c;
 }
 
+// Every pane has its run (a pane planned off the GUI thread has none until its job has started and finished).
+bool allRunsThere(const Session &session) {
+    for (int i = 0; i < session.paneCount(); ++i)
+        if (!session.run(i))
+            return false;
+    return !session.isSimulating();
+}
+
 // The pane's run is the simulator's: the same peak as planning and replaying its config here.
 void checkRunIsTheSimulators(const Session &session, int index) {
     QVERIFY(session.run(index));
@@ -70,6 +78,38 @@ private slots:
                          render::stepAtTime(*session.run(i)->timeline, player.time(), player.axis()));
         }
         QVERIFY(player.stepOf(0) != player.stepOf(1)); // store-all has fewer steps: the tracks differ
+    }
+
+    // The runtime scenario: dtr with both heuristics beside the budget planner,
+    // all within 12 nodes; the runtime's decisions come with its runs, and its
+    // heuristic survives a save and a restore.
+    void theRuntimeScenarioRunsWithinItsBudget() {
+        Player player;
+        Session session(player);
+        const std::vector<Scenario> all = builtinScenarios();
+        const auto runtime =
+            std::find_if(all.begin(), all.end(), [](const Scenario &s) { return s.id == QStringLiteral("runtime"); });
+        QVERIFY(runtime != all.end());
+        session.loadScenario(*runtime);
+        QCOMPARE(session.paneCount(), 3);
+        QTRY_VERIFY(allRunsThere(session)); // the budget planner plans off the GUI thread
+        for (int i = 0; i < session.paneCount(); ++i) {
+            checkRunIsTheSimulators(session, i);
+            QVERIFY(session.run(i)->summary.peakNodes <= 12);
+        }
+        QVERIFY(!session.run(0)->timeline->schedule().events.empty());
+        QVERIFY(session.run(2)->timeline->schedule().events.empty()); // a plan decides nothing at run time
+        QCOMPARE(session.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
+
+        QTemporaryDir dir;
+        QSettings file(dir.filePath("session.ini"), QSettings::IniFormat);
+        saveSession(session, file);
+        Player otherPlayer;
+        Session restored(otherPlayer);
+        QVERIFY(restoreSession(restored, file));
+        QTRY_VERIFY(allRunsThere(restored));
+        QCOMPARE(restored.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
+        QCOMPARE(restored.run(1)->summary.cost, session.run(1)->summary.cost);
     }
 
     void panesComeAndGoAndTheLastOneStays() {
@@ -202,7 +242,7 @@ private slots:
         QVERIFY(session.modelName().contains("U-Net"));
         QCOMPARE(session.modelFile(), QFileInfo(example("unet-batch8.json")).absoluteFilePath());
         QCOMPARE(session.layers(), session.model()->layers());
-        QTRY_VERIFY_WITH_TIMEOUT(!session.isSimulating(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(allRunsThere(session), 20000);
         for (int i = 0; i < session.paneCount(); ++i) {
             // A strategy that plans only chains gave way to one that plans the U-Net's graph.
             QVERIFY(StrategyRegistry::builtin().find(session.paneConfig(i).strategy)->worksOnGraphs());
