@@ -85,17 +85,34 @@ class Block(nn.Module):
         return x + self.mlp(self.ln_2(x))
 
 
+class Embeddings(nn.Module):
+    """Token plus position embeddings, then dropout: one module, so that the
+    model is a chain of modules (embeddings, blocks, final norm, head)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.context = config.context
+        self.wte = nn.Embedding(config.vocab, config.width)
+        self.wpe = nn.Embedding(config.context, config.width)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, input_ids):
+        seq = input_ids.shape[1]
+        if seq > self.context:
+            raise ValueError(f"sequence of {seq} tokens is longer than the context of {self.context}")
+        positions = torch.arange(seq, device=input_ids.device)
+        return self.drop(self.wte(input_ids) + self.wpe(positions))
+
+
 class GPT(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.config = config
-        self.wte = nn.Embedding(config.vocab, config.width)
-        self.wpe = nn.Embedding(config.context, config.width)
-        self.drop = nn.Dropout(config.dropout)
+        self.embeddings = Embeddings(config)
         self.h = nn.ModuleList([Block(config) for _ in range(config.layers)])
         self.ln_f = nn.LayerNorm(config.width)
         self.lm_head = nn.Linear(config.width, config.vocab, bias=False)
-        self.lm_head.weight = self.wte.weight  # tied, as in GPT-2
+        self.lm_head.weight = self.embeddings.wte.weight  # tied, as in GPT-2
         self.apply(self._init_weights)
 
     @staticmethod
@@ -106,11 +123,7 @@ class GPT(nn.Module):
             nn.init.zeros_(module.bias)
 
     def forward(self, input_ids, labels=None):
-        seq = input_ids.shape[1]
-        if seq > self.config.context:
-            raise ValueError(f"sequence of {seq} tokens is longer than the context of {self.config.context}")
-        positions = torch.arange(seq, device=input_ids.device)
-        x = self.drop(self.wte(input_ids) + self.wpe(positions))
+        x = self.embeddings(input_ids)
         for block in self.h:
             x = block(x)
         logits = self.lm_head(self.ln_f(x))

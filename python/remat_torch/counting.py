@@ -12,6 +12,7 @@ Blind spots: memory inside one op (a convolution's scratch buffers), the
 allocator's rounding and headers, and storages made outside aten ops
 (none in the models we ship; Python-side numpy buffers would be missed)."""
 import contextlib
+import dataclasses
 import time
 
 import torch
@@ -20,7 +21,15 @@ from .compat import StorageWeakRef, TorchDispatchMode, storage_of
 
 
 def _tensors(value):
-    return [t for t in torch.utils._pytree.tree_flatten(value)[0] if isinstance(t, torch.Tensor)]
+    """Every tensor in a value: nested tuples, lists, dicts, and dataclasses
+    (a model's output such as Hugging Face's ModelOutput)."""
+    found = []
+    for leaf in torch.utils._pytree.tree_flatten(value)[0]:
+        if isinstance(leaf, torch.Tensor):
+            found.append(leaf)
+        elif dataclasses.is_dataclass(leaf) and not isinstance(leaf, type):
+            found.extend(_tensors([getattr(leaf, f.name) for f in dataclasses.fields(leaf)]))
+    return found
 
 
 _NUMBERS = (bool, int, float, complex)
