@@ -106,6 +106,17 @@ class LiveTensors(TorchDispatchMode):
     def reset_window(self):
         self.window_peak = self.sample()
 
+    def entry_of(self, tensor):
+        """The live entry of a tensor's storage (None: not made while active)."""
+        return self._live.get(storage_of(tensor)._cdata)
+
+    def live_storages(self):
+        """{entry: bytes} of the live storages made while active; an entry
+        stands for one storage (a new storage at a freed one's address gets a
+        new entry, unlike data pointers, which the allocator reuses)."""
+        self._sweep()
+        return {entry: entry[1] for entry in self._live.values()}
+
     def active(self):
         return contextlib.nullcontext()  # entered as the dispatch mode itself
 

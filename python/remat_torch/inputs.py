@@ -14,8 +14,9 @@ Two forms:
 
 Recorded as {"tensors": ["8x512:int64:0..50257", ...]} or {"function":
 "FILE.py:callable"}; build_inputs(recorded, dtype, device) makes (args,
-kwargs) from it. Floating tensors take the model's dtype; integer and
-boolean tensors keep theirs; no input requires a gradient."""
+kwargs) from it. Floating tensors take the model's dtype (unless --input
+names one); integer and boolean tensors keep theirs; no input requires a
+gradient."""
 import inspect
 import re
 
@@ -169,10 +170,9 @@ def build_inputs(recorded, dtype, device):
     """(args, kwargs) the model is called with, the same on every call."""
     if "function" in recorded:
         args, kwargs = _call_function(recorded["function"], dtype)
-    else:
-        generator = torch.Generator().manual_seed(INPUT_SEED)
-        args, kwargs = tuple(_random_tensor(parse_tensor(t), dtype, generator) for t in recorded["tensors"]), {}
-    return _place(args, dtype, device), _place(kwargs, dtype, device)
+        return _place(args, dtype, device), _place(kwargs, dtype, device)
+    generator = torch.Generator().manual_seed(INPUT_SEED)
+    return tuple(_random_tensor(parse_tensor(t), dtype, generator).to(device) for t in recorded["tensors"]), {}
 
 
 def check_signature(model, args, kwargs, recorded):

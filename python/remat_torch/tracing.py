@@ -107,6 +107,25 @@ def _group(records, batch):
     return nodes
 
 
+def _side_inputs(model, nodes):
+    """Bytes of the tensors nodes take that are no node's output, no weight
+    and need no gradient (an attention mask made from the inputs): a
+    checkpointed segment keeps its arguments until its backward, so they
+    live as long as the inputs; counted once per storage."""
+    known = set()
+    for node in nodes:
+        known.update(_keys(node["output"]))
+    known.update(storage_key(t) for t in list(model.parameters()) + list(model.buffers()))
+    side = {}
+    for node in nodes[1:]:
+        first = node["records"][0]
+        for t in _tensors((first["args"], first["kwargs"])):
+            key = storage_key(t)
+            if key not in known and not t.requires_grad:
+                side[key] = storage_of(t).nbytes()
+    return sum(side.values())
+
+
 def _edges(nodes):
     """Which earlier nodes each node reads, found by walking autograd's graph
     back from its inputs to the nearest node output (through any code between
@@ -212,11 +231,34 @@ def _counting(model, batch, modules, nodes, device, what):
                 node = min(state["next"], count - 1)
                 glue_saved[node] += storage_of(t).nbytes()
             saved_owner[key] = (node, storage_of(t).nbytes())
+        remat_counts([t])
         return t
 
     def on_op(func, args, out):
         if state["forward"] and state["node"] is not None:
             flops[state["node"]] += flops_of(func, args, out)
+
+    counted = set()        # LiveTensors entries remat counts: node outputs, saved tensors, node gradients
+    # The model's output and its gradient stay referenced by the training step
+    # (torch.autograd.backward's arguments) until the backward returns; remat
+    # frees them once the last node's backward has run.
+    held_by_step = set()
+    state["arrivals"] = 0
+
+    def carried():
+        """Bytes PyTorch holds from one node's backward into the next that
+        remat does not count: neither a node output, nor saved, nor a node
+        gradient. The loss and its gradient; the first gradient of a weight
+        used by two nodes (a tied embedding and LM head), which autograd's
+        engine holds until the second is added to it (docs/pytorch.md)."""
+        if meter is not ops:
+            return 0  # CUDA: the allocator's total has no storages to tell apart
+        late = held_by_step if state["arrivals"] >= 2 else ()
+        return sum(size for entry, size in ops.live_storages().items() if entry not in counted or entry in late)
+
+    def remat_counts(tensors):
+        if meter is ops:
+            counted.update(e for e in map(ops.entry_of, tensors) if e is not None)
 
     def on_gradient(index, gradient):
         # Node k's backward runs from its output gradient's arrival to the
@@ -224,13 +266,18 @@ def _counting(model, batch, modules, nodes, device, what):
         # remat counts that backward's transient bytes at "compute b_j", where
         # it holds what PyTorch holds at the start, less node k's output if k
         # saved it itself (a final ReLU: PyTorch keeps it for k's backward,
-        # remat has freed it after b_k), plus b_j.
+        # remat has freed it after b_k), less what PyTorch carries that remat
+        # does not count (carried()), plus b_j.
         now = meter.sample()
         if state["open"] is not None:
-            opened, start = state["open"]
+            opened, start, carry = state["open"]
             arrived = sum(storage_of(t).nbytes() for t in _tensors(gradient))
-            backward_workspace[index] = max(0, meter.window_peak - (start - self_saved(opened)) - arrived)
-        state["open"] = (index, now)
+            backward_workspace[index] = max(0, meter.window_peak - (start - self_saved(opened) - carry) - arrived)
+        remat_counts(_tensors(gradient))
+        state["arrivals"] += 1
+        if state["arrivals"] == 1 and not loss_inside:  # the output gradient: held by the step to its end
+            held_by_step.update(e for e in map(ops.entry_of, _tensors(gradient)) if e is not None)
+        state["open"] = (index, now, carried())
         meter.reset_window()
 
     def self_saved(index):
@@ -248,6 +295,7 @@ def _counting(model, batch, modules, nodes, device, what):
             state["next"] = index + 1
             workspace[index] = max(0, meter.window_peak - meter.sample())
             node_outputs[index] = _keys(out)
+            remat_counts(_tensors(out))
             outputs.update(node_outputs[index])
             kept.append(out)
             for t in output_tensors(out):
@@ -263,12 +311,15 @@ def _counting(model, batch, modules, nodes, device, what):
             del kept[:]
             # The loss's backward (or the output gradient's) runs before the
             # last node's gradient arrives: remat counts it at "compute b_n".
+            loss_inside = differentiated_from(output[0], what) == LOSS
+            if meter is ops and not loss_inside:
+                held_by_step.update(e for e in map(ops.entry_of, output_tensors(output[0])) if e is not None)
             meter.reset_window()
-            state["open"] = (None, meter.sample())
+            state["open"] = (None, meter.sample(), carried())
             backward(output.pop(), what)
             if state["open"] is not None:  # the first node's backward ends the step; b_0 is not computed
-                opened, start = state["open"]
-                backward_workspace[0] = max(0, meter.window_peak - (start - self_saved(opened)))
+                opened, start, carry = state["open"]
+                backward_workspace[0] = max(0, meter.window_peak - (start - self_saved(opened) - carry))
     finally:
         recorder.close()
     saved = [0] * count
@@ -313,6 +364,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     if len(nodes) < 2:
         raise UsageError(f"{spec}: every module only views or rewrites the input in place; nothing to trace")
     inputs_of = _edges(nodes)
+    side_bytes = _side_inputs(model, nodes)
     nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"],
               "bytes": sum(_keys(n["output"]).values())} for n in nodes]
     del records
@@ -344,7 +396,11 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             entry["module"] = module_names[0] if len(module_names) == 1 else module_names
         if index > 0:
             entry["chained"] = node["chained"]
-        entry["bytes"] = max(1, node["bytes"])
+        entry["bytes"] = max(1, node["bytes"] + (side_bytes if index == 0 else 0))
+        if index == 0 and side_bytes:
+            entry["comment"] = (f"bytes includes {side_bytes} B of tensors made between modules that nodes take "
+                                "besides node outputs and that need no gradient (an attention mask): a checkpoint "
+                                "keeps them until its backward")
         if index == 0:
             entry["grad_bytes"] = 1  # the input needs no gradient (b_0 is never made): the least the format allows
             entry["forward_cost"] = 0
