@@ -69,6 +69,17 @@ QStringList ImportDialog::pythonCandidates() {
     return candidates;
 }
 
+QPushButton *ImportDialog::pythonFileButton(const QString &title, std::function<void(const QString &)> chosen) {
+    auto *button = new QPushButton(tr("Python file\u2026"));
+    connect(button, &QPushButton::clicked, this, [this, title, chosen] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, title, QDir::homePath(), tr("Python files (*.py);;All files (*)"));
+        if (!path.isEmpty())
+            chosen(path);
+    });
+    return button;
+}
+
 ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     setWindowTitle(tr("Import PyTorch model"));
     setObjectName("importDialog");
@@ -81,13 +92,9 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
                      QStringLiteral("torch:transformer-encoder:d_model=768,nhead=12,layers=12")});
     spec_->setToolTip(tr("torchvision:NAME, torch:transformer-encoder:d_model=…,nhead=…,layers=…, or "
                          "path/to/file.py:callable (a function returning your torch.nn.Module)"));
-    auto *pythonFile = pythonFile_ = new QPushButton(tr("Python file\u2026"));
-    connect(pythonFile, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("A Python file that builds the model"),
-                                                          QDir::homePath(), tr("Python files (*.py);;All files (*)"));
-        if (!path.isEmpty())
-            spec_->setEditText(path + QStringLiteral(":model"));
-    });
+    auto *pythonFile = pythonFile_ =
+        pythonFileButton(tr("A Python file that builds the model"),
+                         [this](const QString &path) { spec_->setEditText(path + ":model"); });
     auto *specRow = new QHBoxLayout;
     specRow->addWidget(spec_, 1);
     specRow->addWidget(pythonFile);
@@ -104,13 +111,8 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
                            "tensors above are not used; a model that returns a loss is differentiated from it."));
     connect(inputs_, &QLineEdit::textChanged, this,
             [this](const QString &text) { shape_->setEnabled(text.trimmed().isEmpty() && !process_); });
-    auto *inputsFile = inputsFile_ = new QPushButton(tr("Python file\u2026"));
-    connect(inputsFile, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("A Python file that makes the inputs"),
-                                                          QDir::homePath(), tr("Python files (*.py);;All files (*)"));
-        if (!path.isEmpty())
-            inputs_->setText(path + QStringLiteral(":inputs"));
-    });
+    auto *inputsFile = inputsFile_ = pythonFileButton(
+        tr("A Python file that makes the inputs"), [this](const QString &path) { inputs_->setText(path + ":inputs"); });
     auto *inputsRow = new QHBoxLayout;
     inputsRow->addWidget(inputs_, 1);
     inputsRow->addWidget(inputsFile);

@@ -13,6 +13,8 @@
 #include <QDialog>
 #include <QStringList>
 
+#include <functional>
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -59,6 +61,8 @@ public slots:
     void reject() override; // Cancel while tracing, else close
 
 private:
+    // A "Python file…" button: an open dialog titled `title`, `chosen(path)` when a file is picked.
+    QPushButton *pythonFileButton(const QString &title, std::function<void(const QString &)> chosen);
     void probeNext();
     void onOutput();
     void onFinished(int exitCode, bool crashed);
