@@ -14,7 +14,8 @@ with the masked-LM cross-entropy as "loss".
         --inputs python/examples/roberta.py:small_inputs -o roberta.json
 
 Sizes: `model()` is RoBERTa-base (hidden 768, 12 layers, 12 heads,
-intermediate 3072, vocabulary 50265), `inputs()` 8 sequences of 512 tokens;
+intermediate 3072, vocabulary 50265), `inputs()` 8 sequences of 512 tokens
+(`base_seq512_batch2()`: 2 of them);
 `small()` / `small_inputs()` and `tiny()` / `tiny_inputs()` the same model,
 smaller. Inputs are padded (attention_mask 0 at the end of every other
 sequence) and 15 % of the real tokens are masked for the loss."""
@@ -226,6 +227,11 @@ def model():
 def inputs():
     """8 sequences of 512 tokens."""
     return masked_batch(ROBERTA_BASE, 8, 512)
+
+
+def base_seq512_batch2():
+    """2 sequences of 512 tokens for RoBERTa-base (the traced example in resources/models)."""
+    return masked_batch(ROBERTA_BASE, 2, 512)
 
 
 def small():
