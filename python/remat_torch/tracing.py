@@ -241,8 +241,9 @@ def _counting(model, batch, modules, nodes, device, what):
     counted = set()        # LiveTensors entries remat counts: node outputs, saved tensors, node gradients
     # The model's output and its gradient stay referenced by the training step
     # (torch.autograd.backward's arguments) until the backward returns; remat
-    # frees them once the last node's backward has run.
-    held_by_step = set()
+    # frees the output once its gradient is made, the gradient once the last
+    # node's backward has run.
+    held_output, held_gradient = set(), set()
     state["arrivals"] = 0
 
     def carried():
@@ -253,7 +254,7 @@ def _counting(model, batch, modules, nodes, device, what):
         engine holds until the second is added to it (docs/pytorch.md)."""
         if meter is not ops:
             return 0  # CUDA: the allocator's total has no storages to tell apart
-        late = held_by_step if state["arrivals"] >= 2 else ()
+        late = (held_output if state["arrivals"] >= 1 else set()) | (held_gradient if state["arrivals"] >= 2 else set())
         return sum(size for entry, size in ops.live_storages().items() if entry not in counted or entry in late)
 
     def remat_counts(tensors):
@@ -276,7 +277,7 @@ def _counting(model, batch, modules, nodes, device, what):
         remat_counts(_tensors(gradient))
         state["arrivals"] += 1
         if state["arrivals"] == 1 and not loss_inside:  # the output gradient: held by the step to its end
-            held_by_step.update(e for e in map(ops.entry_of, _tensors(gradient)) if e is not None)
+            held_gradient.update(e for e in map(ops.entry_of, _tensors(gradient)) if e is not None)
         state["open"] = (index, now, carried())
         meter.reset_window()
 
@@ -313,7 +314,7 @@ def _counting(model, batch, modules, nodes, device, what):
             # last node's gradient arrives: remat counts it at "compute b_n".
             loss_inside = differentiated_from(output[0], what) == LOSS
             if meter is ops and not loss_inside:
-                held_by_step.update(e for e in map(ops.entry_of, output_tensors(output[0])) if e is not None)
+                held_output.update(e for e in map(ops.entry_of, output_tensors(output[0])) if e is not None)
             meter.reset_window()
             state["open"] = (None, meter.sample(), carried())
             backward(output.pop(), what)
