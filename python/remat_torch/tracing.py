@@ -310,11 +310,11 @@ def _counting(model, batch, modules, nodes, device, what):
             output = [run_forward(model, batch, what)]  # a list: backward() drops the last reference
             state["forward"] = False
             del kept[:]
-            # The loss's backward (or the output gradient's) runs before the
-            # last node's gradient arrives: remat counts it at "compute b_n".
             loss_inside = differentiated_from(output[0], what) == LOSS
             if meter is ops and not loss_inside:
                 held_output.update(e for e in map(ops.entry_of, output_tensors(output[0])) if e is not None)
+            # The loss's backward (or the output gradient's) runs before the
+            # last node's gradient arrives: remat counts it at "compute b_n".
             meter.reset_window()
             state["open"] = (None, meter.sample(), carried())
             backward(output.pop(), what)
