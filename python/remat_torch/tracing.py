@@ -24,7 +24,7 @@ from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
 from .steps import (LOSS, backward, batch_tensors, differentiated_from, held_before_step, output_tensors,
                     preallocate_gradients, run_forward)
-from .timing import COST_KINDS, median_costs
+from .timing import COST_KINDS, identical_groups, median_costs
 
 FORMAT_NOTE = ("bytes: the node's output storages; saved_bytes: what its forward saves for its backward besides its "
                "input and output (saved_tensors_hooks, each storage once, parameters and buffers excluded); "
@@ -330,6 +330,17 @@ def _counting(model, batch, modules, nodes, device, what):
     return saved, workspace, backward_workspace, flops, glue_saved
 
 
+def _signature(modules, node, saved, flops):
+    """What a node computes, as far as its cost goes: its modules' classes
+    and parameter shapes, and its measured sizes."""
+    parts = []
+    for r in node["records"]:
+        module = modules[r["name"]]
+        parts.append((type(module).__qualname__, tuple(tuple(p.shape) for p in module.parameters()),
+                      tuple(type(m).__qualname__ for m in module.modules())))
+    return tuple(parts), node["bytes"], saved, flops
+
+
 def _node_name(node):
     return "+".join(r["name"] for r in node["records"]) or "input"
 
@@ -377,11 +388,13 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     for k in range(timing_steps):
         progress(2 + k, total, f"timing every node (training step {2 + k}, {k + 1} of {timing_steps} timed)")
         timings.append(_timing(model, batch, modules, nodes, watch, spec))
-    forward_ms, forward_spread = median_costs([t[0] for t in timings])
-    backward_ms, backward_spread = median_costs([t[1] for t in timings])
     progress(total, total, f"counting saved and transient bytes (training step {total})")
     saved, workspace, backward_workspace, flops, glue_saved = _counting(model, batch, modules, nodes, device_value,
                                                                         spec)
+    same = identical_groups([_signature(modules, n, saved[i], flops[i]) if i > 0 else None
+                             for i, n in enumerate(nodes)])
+    forward_ms, forward_spread = median_costs([t[0] for t in timings], same)
+    backward_ms, backward_spread = median_costs([t[1] for t in timings], same)
     if cost == "flops":
         without = [_node_name(n) for i, n in enumerate(nodes) if i > 0 and not flops[i]]
         if without:
@@ -411,9 +424,9 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             if cost == "flops":  # a backward does twice a forward's multiply-adds (input and weight gradients)
                 entry["forward_cost"] = flops[index]
                 entry["backward_cost"] = 2 * flops[index]
-            else:
-                entry["forward_cost"] = round(forward_ms[index], 3)
-                entry["backward_cost"] = round(backward_ms[index], 3)
+            else:  # whole microseconds: sums of costs are exact, so equal plans tie exactly, trace after trace
+                entry["forward_cost"] = round(1000 * forward_ms[index])
+                entry["backward_cost"] = round(1000 * backward_ms[index])
             if flops[index]:
                 entry["flops"] = flops[index]
             if workspace[index]:
@@ -430,7 +443,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
         "version": 1,
         "name": f"{spec}, {input_text} {dtype} (traced)",
         "source": _source(spec, inputs, dtype, device, blocks, command, repeated, gradient_from, timing_steps, cost),
-        "units": {"bytes": "B", "cost": "FLOP" if cost == "flops" else "ms"},
+        "units": {"bytes": "B", "cost": "FLOP" if cost == "flops" else "us"},
         "trace": {
             "tool": "remat_torch trace",
             "command": command,
@@ -448,7 +461,9 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
                                       for i in range(1, len(nodes))},
                        "backward_ms": {file_nodes[i]["name"]: [round(backward_ms[i], 3)] + backward_spread[i]
                                        for i in range(1, len(nodes))},
-                       "note": "per node: [median, fastest, slowest] of the timed steps, milliseconds"},
+                       "identical": [[file_nodes[i]["name"] for i in group] for group in same],
+                       "note": "per node: [its cost, its fastest, its slowest timed run], milliseconds; the cost is "
+                               "the median of its runs, or of every run of the nodes \"identical\" groups with it"},
             "torch": torch.__version__,
             "threads": torch.get_num_threads(),
             "date": datetime.date.today().isoformat(),
@@ -465,8 +480,8 @@ def _source(spec, inputs, dtype, device, blocks, command, repeated, gradient_fro
              "a fixed random gradient of every floating output (the model returns no loss)")
     costs = ("forward_cost and backward_cost: the FLOPs of its matrix products and convolutions, the backward "
              "twice the forward" if cost == "flops" else
-             f"forward_cost and backward_cost: the median of {timing_steps} timed steps, milliseconds "
-             "(trace.timing has the fastest and slowest)")
+             f"forward_cost and backward_cost: the median of {timing_steps} timed steps in whole microseconds, "
+             "shared by identical nodes (trace.timing has each node's fastest and slowest, in milliseconds)")
     text = (f"Traced by remat_torch from {spec}, {describe(inputs)} {dtype} on {device}, PyTorch "
             f"{torch.__version__}, {torch.get_num_threads()} threads, {datetime.date.today().isoformat()}, "
             f"blocks {blocks}. Command: {command or '(the Python API)'}. Each step's backward starts from {start}. "

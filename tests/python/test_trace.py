@@ -23,7 +23,7 @@ class TraceTest(Workdir):
             self.assertEqual(node["flops"], 2 * 2 * BATCH * WIDTH * HIDDEN)
             self.assertGreater(node["forward_cost"], 0)
         self.assertNotIn("edges", doc)  # a chain
-        self.assertEqual(doc["units"], {"bytes": "B", "cost": "ms"})
+        self.assertEqual(doc["units"], {"bytes": "B", "cost": "us"})
         self.assertEqual(doc["trace"]["input"], [BATCH, WIDTH])
         self.assertIn("python3 -m remat_torch trace", doc["source"])
 
@@ -96,7 +96,8 @@ class TraceTest(Workdir):
         self.assertEqual(plan["trace"]["model"], "torchvision:resnet18")
 
     def test_the_median_resists_one_slow_step(self):
-        # Block 1 sleeps 0.4 s in the second of five timed steps, and only there.
+        # Block 1 sleeps 0.4 s in the second of five timed steps, and only there;
+        # its cost is the median of the runs of all four identical blocks.
         from models import SlowOnce
         doc = self.trace(f"{MODELS}:slow_once", f"{BATCH}x{WIDTH}")
         timing = doc["trace"]["timing"]
@@ -106,7 +107,10 @@ class TraceTest(Workdir):
         self.assertLess(median, 1000 * SlowOnce.SLOW_SECONDS / 4)          # ...and did not set the cost
         self.assertLessEqual(fastest, median)
         nodes = {n["name"]: n for n in doc["nodes"]}
-        self.assertEqual(nodes["1"]["forward_cost"], median)
+        self.assertEqual(nodes["1"]["forward_cost"], round(1000 * median))  # whole microseconds
+        # The four blocks compute the same thing: one cost, whatever each one's noise.
+        self.assertEqual(timing["identical"], [["0", "1", "2", "3"]])
+        self.assertEqual(len({(n["forward_cost"], n["backward_cost"]) for n in doc["nodes"][1:]}), 1)
 
     def test_flop_costs_give_the_same_plan_on_every_trace(self):
         first = self.trace(f"{MODELS}:linear_tanh", f"{BATCH}x{WIDTH}", "a.json", "--cost", "flops")
