@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The PyTorch bridge against remat's predictions (docs/pytorch.md): for each
 # traced model, plans for per-block checkpointing and a budget halfway between
-# per-block's and store-all's peak, then one `remat_torch verify` run (the
-# plain model = store-all, then both plans). Raw output under OUT.
+# per-block's and store-all's peak, and a tight budget (the budget plan's own
+# predicted peak: the least budget remat says that plan fits), then one
+# `remat_torch verify --strict` run (the plain model = store-all, then the
+# plans; "OVER BUDGET" in the log when a plan's observed peak is above its
+# budget). Raw output under OUT.
 #
 #   bench/pytorch_bridge.sh OUT cpu FILE...        traced files to verify (their own SPEC and input)
 #   bench/pytorch_bridge.sh OUT cuda SPEC:SHAPE... trace on the GPU first, then verify there
@@ -35,8 +38,12 @@ for item in "$@"; do
     "$out/$name.store-all.plan.json" "$out/$name.per-block.plan.json")
   "$remat" plan --model "$model" --budget "${budget}B" --json > "$out/$name.budget.plan.json"
   "$remat" plan --model "$model" --budget "${budget}B" > "$out/$name.budget.plan.txt"
-  timed "$python" -m remat_torch verify --device "$device" --plan "$out/$name.per-block.plan.json" \
-    --plan "$out/$name.budget.plan.json" --json > "$out/$name.verify.json" 2> "$out/$name.verify.log"
+  tight=$("$python" -c "import json,sys; print(json.load(open(sys.argv[1]))['apply']['predicted_peak_bytes'])" \
+    "$out/$name.budget.plan.json")
+  "$remat" plan --model "$model" --budget "${tight}B" --json > "$out/$name.tight.plan.json"
+  timed "$python" -m remat_torch verify --strict --device "$device" --plan "$out/$name.per-block.plan.json" \
+    --plan "$out/$name.budget.plan.json" --plan "$out/$name.tight.plan.json" --json \
+    > "$out/$name.verify.json" 2> "$out/$name.verify.log" || echo "OVER BUDGET (exit $?)" >> "$out/$name.verify.log"
   "$python" - "$out/$name.verify.json" <<'PY' | tee "$out/$name.verify.txt"
 import json, sys
 sys.path.insert(0, "python")

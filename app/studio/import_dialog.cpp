@@ -69,6 +69,17 @@ QStringList ImportDialog::pythonCandidates() {
     return candidates;
 }
 
+QPushButton *ImportDialog::pythonFileButton(const QString &title, std::function<void(const QString &)> chosen) {
+    auto *button = new QPushButton(tr("Python file\u2026"));
+    connect(button, &QPushButton::clicked, this, [this, title, chosen] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, title, QDir::homePath(), tr("Python files (*.py);;All files (*)"));
+        if (!path.isEmpty())
+            chosen(path);
+    });
+    return button;
+}
+
 ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     setWindowTitle(tr("Import PyTorch model"));
     setObjectName("importDialog");
@@ -81,21 +92,30 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
                      QStringLiteral("torch:transformer-encoder:d_model=768,nhead=12,layers=12")});
     spec_->setToolTip(tr("torchvision:NAME, torch:transformer-encoder:d_model=…,nhead=…,layers=…, or "
                          "path/to/file.py:callable (a function returning your torch.nn.Module)"));
-    auto *pythonFile = pythonFile_ = new QPushButton(tr("Python file\u2026"));
-    connect(pythonFile, &QPushButton::clicked, this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("A Python file that builds the model"), QDir::homePath(),
-                                         tr("Python files (*.py);;All files (*)"));
-        if (!path.isEmpty())
-            spec_->setEditText(path + QStringLiteral(":model"));
-    });
+    auto *pythonFile = pythonFile_ =
+        pythonFileButton(tr("A Python file that builds the model"),
+                         [this](const QString &path) { spec_->setEditText(path + ":model"); });
     auto *specRow = new QHBoxLayout;
     specRow->addWidget(spec_, 1);
     specRow->addWidget(pythonFile);
 
     shape_ = new QLineEdit(QStringLiteral("32x3x224x224"));
     shape_->setObjectName("importShape");
-    shape_->setToolTip(tr("The input batch, e.g. 32x3x224x224 (images) or 8x512x768 (batch x sequence x width)"));
+    shape_->setToolTip(tr("The model's positional inputs, space-separated, each SHAPE[:DTYPE[:LOW..HIGH]]: "
+                          "32x3x224x224 (random normal images), 8x512:int64:0..50257 (token ids), 8x512:bool"));
+    inputs_ = new QLineEdit;
+    inputs_->setObjectName("importInputs");
+    inputs_->setPlaceholderText(tr("optional: FILE.py:callable returning a tensor, a tuple or a dict"));
+    inputs_->setToolTip(tr("A function returning the inputs: a tensor, a tuple (positional arguments) or a dict "
+                           "(keyword arguments: input_ids, attention_mask, labels, \u2026). When given, the input "
+                           "tensors above are not used; a model that returns a loss is differentiated from it."));
+    connect(inputs_, &QLineEdit::textChanged, this,
+            [this](const QString &text) { shape_->setEnabled(text.trimmed().isEmpty() && !process_); });
+    auto *inputsFile = inputsFile_ = pythonFileButton(
+        tr("A Python file that makes the inputs"), [this](const QString &path) { inputs_->setText(path + ":inputs"); });
+    auto *inputsRow = new QHBoxLayout;
+    inputsRow->addWidget(inputs_, 1);
+    inputsRow->addWidget(inputsFile);
     dtype_ = new QComboBox;
     dtype_->addItems({QStringLiteral("float32"), QStringLiteral("float64"), QStringLiteral("bfloat16")});
     blocks_ = new QLineEdit(QStringLiteral("auto"));
@@ -110,8 +130,8 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     });
     auto *browse = browse_ = new QPushButton(tr("Browse\u2026"));
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Write the model file"), output_->text(),
-                                                          tr("Model files (*.json)"));
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Write the model file"), output_->text(), tr("Model files (*.json)"));
         if (!path.isEmpty()) {
             output_->setText(path);
             outputEdited_ = true;
@@ -128,17 +148,18 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
 
     auto *form = new QFormLayout;
     form->addRow(tr("Model:"), specRow);
-    form->addRow(tr("Input shape:"), shape_);
+    form->addRow(tr("Input tensors:"), shape_);
+    form->addRow(tr("Inputs function:"), inputsRow);
     form->addRow(tr("Data type:"), dtype_);
     form->addRow(tr("Blocks:"), blocks_);
     form->addRow(tr("Write to:"), outputRow);
     form->addRow(tr("Python:"), python_);
     form->addRow(QString(), pythonInfo_);
 
-    auto *explain = new QLabel(tr("remat runs one training step three times on a random batch (finding the nodes, "
-                                  "timing them, counting what each saves for its backward) and writes a model "
-                                  "file with the sizes PyTorch reports. Large models at full batch take minutes "
-                                  "on a CPU."));
+    auto *explain = new QLabel(tr("remat runs training steps on your inputs (one finds the nodes, five time them, "
+                                  "one counts what each saves for its backward) and writes a model file with the "
+                                  "sizes PyTorch reports and each node's median time. Large models at full batch "
+                                  "take minutes on a CPU."));
     explain->setWordWrap(true);
     status_ = new QLabel;
     status_->setObjectName("importStatus");
@@ -169,7 +190,7 @@ ImportDialog::ImportDialog(QWidget *parent) : QDialog(parent) {
     resize(640, sizeHint().height());
 
     // Return imports from any field; the other buttons take only clicks and Space.
-    for (QPushButton *b : {pythonFile, browse, close_})
+    for (QPushButton *b : {pythonFile, inputsFile, browse, close_})
         b->setAutoDefault(false);
     spec_->setFocus();
     connect(spec_->lineEdit(), &QLineEdit::returnPressed, this, [this] { start(); });
@@ -224,8 +245,15 @@ void ImportDialog::probeNext() {
     probe_->start(program, {QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")});
 }
 
-void ImportDialog::setSpec(const QString &spec) { spec_->setEditText(spec); }
-void ImportDialog::setShape(const QString &shape) { shape_->setText(shape); }
+void ImportDialog::setSpec(const QString &spec) {
+    spec_->setEditText(spec);
+}
+void ImportDialog::setShape(const QString &shape) {
+    shape_->setText(shape);
+}
+void ImportDialog::setInputs(const QString &inputs) {
+    inputs_->setText(inputs);
+}
 void ImportDialog::setOutputPath(const QString &path) {
     output_->setText(path);
     outputEdited_ = true;
@@ -242,12 +270,24 @@ void ImportDialog::setPython(const QString &program) {
     python_->setText(program);
     pythonInfo_->clear();
 }
-QString ImportDialog::python() const { return python_->text(); }
-QString ImportDialog::outputPath() const { return output_->text(); }
-bool ImportDialog::isRunning() const { return process_ != nullptr; }
-bool ImportDialog::isProbing() const { return probe_ != nullptr; }
-QString ImportDialog::statusText() const { return status_->text(); }
-int ImportDialog::progressValue() const { return progress_->value(); }
+QString ImportDialog::python() const {
+    return python_->text();
+}
+QString ImportDialog::outputPath() const {
+    return output_->text();
+}
+bool ImportDialog::isRunning() const {
+    return process_ != nullptr;
+}
+bool ImportDialog::isProbing() const {
+    return probe_ != nullptr;
+}
+QString ImportDialog::statusText() const {
+    return status_->text();
+}
+int ImportDialog::progressValue() const {
+    return progress_->value();
+}
 
 void ImportDialog::setStatus(const QString &text, bool error) {
     status_->setText(text);
@@ -258,9 +298,10 @@ void ImportDialog::setRunning(bool running) {
     import_->setEnabled(!running);
     close_->setText(running ? tr("Cancel") : tr("Close"));
     progress_->setVisible(running);
-    for (QWidget *w :
-         std::initializer_list<QWidget *>{spec_, shape_, dtype_, blocks_, output_, python_, pythonFile_, browse_})
+    for (QWidget *w : std::initializer_list<QWidget *>{spec_, inputs_, inputsFile_, dtype_, blocks_, output_, python_,
+                                                       pythonFile_, browse_})
         w->setEnabled(!running);
+    shape_->setEnabled(!running && inputs_->text().trimmed().isEmpty());
 }
 
 bool ImportDialog::start() {
@@ -296,11 +337,21 @@ bool ImportDialog::start() {
     progress_->setValue(0);
     setRunning(true);
     setStatus(tr("Starting %1\u2026").arg(python_->text()), false);
-    process_->start(python_->text().trimmed(),
-                    {QStringLiteral("-m"), QStringLiteral("remat_torch"), QStringLiteral("trace"),
-                     QStringLiteral("--model"), spec, QStringLiteral("--input"), shape_->text().trimmed(),
-                     QStringLiteral("--dtype"), dtype_->currentText(), QStringLiteral("--blocks"),
-                     blocks_->text().trimmed(), QStringLiteral("-o"), output, QStringLiteral("--progress")});
+    QStringList arguments{QStringLiteral("-m"), QStringLiteral("remat_torch"), QStringLiteral("trace"),
+                          QStringLiteral("--model"), spec};
+    // trace says in one line what is wrong with an input (its shape, dtype or range).
+    if (const QString function = inputs_->text().trimmed(); !function.isEmpty()) {
+        arguments << QStringLiteral("--inputs") << function;
+    } else {
+        const QStringList tensors = shape_->text().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        for (const QString &tensor : tensors)
+            arguments << QStringLiteral("--input") << tensor;
+        if (tensors.isEmpty())
+            arguments << QStringLiteral("--input") << QString(); // trace names the empty shape
+    }
+    arguments << QStringLiteral("--dtype") << dtype_->currentText() << QStringLiteral("--blocks")
+              << blocks_->text().trimmed() << QStringLiteral("-o") << output << QStringLiteral("--progress");
+    process_->start(python_->text().trimmed(), arguments);
     return true;
 }
 

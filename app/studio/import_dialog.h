@@ -1,8 +1,9 @@
 #pragma once
 // File > Import PyTorch model: runs `python3 -m remat_torch trace`
 // (python/remat_torch, docs/pytorch.md) in a QProcess, so the GUI thread never
-// waits on PyTorch. The dialog asks for the model SPEC, the input shape, the
-// dtype, the blocks and the file to write; a progress bar follows trace's own
+// waits on PyTorch. The dialog asks for the model SPEC, its inputs (tensor
+// specs such as 8x512:int64:0..50257, or a function FILE.py:callable that
+// returns them), the dtype, the blocks and the file to write; a progress bar follows trace's own
 // "step K of N" lines; Cancel kills the process (trace writes its file only
 // at the very end, renamed into place, so nothing half-written is left).
 // Which Python runs it is found in the background (REMAT_PYTHON, python3 on
@@ -11,6 +12,8 @@
 // it ran. On success `imported(path)` is emitted (the main window opens it).
 #include <QDialog>
 #include <QStringList>
+
+#include <functional>
 
 class QComboBox;
 class QLabel;
@@ -28,7 +31,8 @@ public:
     ~ImportDialog() override;
 
     void setSpec(const QString &spec);
-    void setShape(const QString &shape);
+    void setShape(const QString &shape);   // input tensors, space-separated: "8x512:int64:0..50257 8x512:bool"
+    void setInputs(const QString &inputs); // an inputs function FILE.py:callable; "" for the tensors above
     void setOutputPath(const QString &path);
     void setPython(const QString &program); // stops looking for one
     QString python() const;
@@ -57,6 +61,8 @@ public slots:
     void reject() override; // Cancel while tracing, else close
 
 private:
+    // A "Python file…" button: an open dialog titled `title`, `chosen(path)` when a file is picked.
+    QPushButton *pythonFileButton(const QString &title, std::function<void(const QString &)> chosen);
     void probeNext();
     void onOutput();
     void onFinished(int exitCode, bool crashed);
@@ -65,6 +71,8 @@ private:
 
     QComboBox *spec_;
     QLineEdit *shape_;
+    QLineEdit *inputs_;
+    QPushButton *inputsFile_;
     QComboBox *dtype_;
     QLineEdit *blocks_;
     QLineEdit *output_;

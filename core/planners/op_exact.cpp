@@ -219,7 +219,7 @@ Measurements measureAll(const Neighbourhood &n, std::vector<int> candidates, con
     const std::vector<std::uint8_t> read = readByGradients(n.model);
     Measurements out;
     const auto measureKeep = [&](const KeepSet &keep, std::uint64_t mask, bool whole) {
-        const Schedule s{"op-level", "", insertFrees(n.model, opComputes(n.model, n.graph, keep)), {}};
+        const Schedule s{"op-level", "", insertFrees(n.model, opComputes(n.model, n.graph, keep)), {}, {}};
         const Measured m = measure(n.model, n.graph, n.block, s);
         out.all.push_back({mask, whole, m.held, m.local});
     };

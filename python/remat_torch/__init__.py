@@ -7,7 +7,7 @@
 The command line: python3 -m remat_torch trace | apply | verify."""
 from .errors import UsageError
 
-__all__ = ["apply", "remove", "trace", "UsageError"]
+__all__ = ["apply", "inputs_of", "remove", "trace", "UsageError"]
 
 
 def apply(model, plan):
@@ -23,7 +23,19 @@ def remove(model):
     return _remove(model)
 
 
-def trace(spec, shape, **options):
-    """The model file (a dict) of SPEC traced on an input of `shape`."""
+def trace(spec, inputs, **options):
+    """The model file (a dict) of SPEC traced on `inputs`: a shape, or
+    {"tensors": ["8x512:int64:0..50257", ...]} or {"function": "FILE.py:callable"}."""
     from .tracing import trace as _trace
-    return _trace(spec, shape, **options)
+    return _trace(spec, inputs, **options)
+
+
+def inputs_of(plan, dtype=None, device="cpu"):
+    """(args, kwargs): the inputs the plan's model was traced with, rebuilt
+    as trace and verify build them (`model(*args, **kwargs)`)."""
+    import torch
+    from .inputs import build_inputs
+    from .plans import load_plan, traced_model
+    from .spec import parse_dtype
+    _, recorded, traced_dtype = traced_model(load_plan(plan))
+    return build_inputs(recorded, dtype or parse_dtype(traced_dtype), torch.device(device))

@@ -38,15 +38,21 @@ def _parser():
 
     trace = commands.add_parser("trace", help="write a remat model file of a PyTorch model, sizes measured")
     trace.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
-    trace.add_argument("--input", required=True, metavar="SHAPE", help="input batch shape, e.g. 32x3x224x224")
+    trace.add_argument("--input", action="append", metavar="SHAPE[:DTYPE[:LOW..HIGH]]",
+                       help="an input tensor, e.g. 32x3x224x224 or 8x512:int64:0..50257; repeat for several "
+                            "positional inputs")
+    trace.add_argument("--inputs", metavar="FILE.py:callable",
+                       help="a function returning the inputs: a tensor, a tuple (positional) or a dict (keyword)")
+    trace.add_argument("--timing-steps", type=int, default=5, metavar="N",
+                       help="timed training steps; each node's time is their median (default 5)")
+    trace.add_argument("--cost", default="time", metavar="time|flops",
+                       help="what plans weigh: measured time (default) or FLOPs (every node must have some)")
     trace.add_argument("--dtype", default="float32", help="float32 (default), float64, bfloat16, float16")
     trace.add_argument("--blocks", default="auto", metavar="auto|PATTERN",
                        help="auto (default), or module-name patterns such as 'layer3.*,layer4.*'")
     trace.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     trace.add_argument("--granularity", default="module", choices=["module", "op"],
                        help="module (default): one node per block; op: one node per op inside the blocks")
-    trace.add_argument("--cost", default="time", choices=["time", "flops"],
-                       help="op granularity: node costs in ms (time, default) or GFLOP (flops)")
     trace.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (default: its own)")
     trace.add_argument("-o", "--output", required=True, metavar="FILE", help="model file to write")
     trace.add_argument("--progress", action="store_true", help="say on stderr which step runs")
@@ -60,7 +66,11 @@ def _parser():
     verify.add_argument("--plan", required=True, action="append", metavar="PLAN",
                         help="JSON of remat plan --json (repeat for several plans)")
     verify.add_argument("--model", metavar="SPEC", help=spec_help + " (default: the plan's)")
-    verify.add_argument("--input", metavar="SHAPE", help="input batch shape (default: the plan's)")
+    verify.add_argument("--input", action="append", metavar="SHAPE[:DTYPE[:LOW..HIGH]]",
+                        help="input tensors (default: the plan's; others are refused)")
+    verify.add_argument("--inputs", metavar="FILE.py:callable", help="inputs function (default: the plan's)")
+    verify.add_argument("--strict", action="store_true",
+                        help="exit status 1 when any budget plan's observed peak is above its budget")
     verify.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     verify.add_argument("--threads", type=int, default=0, help="CPU threads for PyTorch (default: its own)")
     verify.add_argument("--json", action="store_true", help="print JSON")
@@ -83,17 +93,17 @@ def main(argv=None):
                 raise UsageError(f"--threads {args.threads}: expected at least 1")
             torch.set_num_threads(args.threads)
         if args.command == "trace":
-            from .spec import parse_shape
+            from .inputs import recorded_inputs
             from .tracing import trace, write_model_file
             command = "PYTHONPATH=python python3 -m remat_torch " + shlex.join(argv)
+            recorded = recorded_inputs(args.input, args.inputs)
             if args.granularity == "op":
-                from functools import partial
                 from .op_trace import trace_ops
-                trace = partial(trace_ops, cost=args.cost)
-            elif args.cost != "time":
-                raise UsageError("--cost flops applies to --granularity op")
-            doc = trace(args.model, parse_shape(args.input), args.dtype, args.device, args.blocks, command,
-                        _progress("trace", args.progress))
+                doc = trace_ops(args.model, recorded, args.dtype, args.device, args.blocks, command,
+                                _progress("trace", args.progress), args.cost)
+            else:
+                doc = trace(args.model, recorded, args.dtype, args.device, args.blocks, command,
+                            _progress("trace", args.progress), args.timing_steps, args.cost)
             write_model_file(doc, args.output)
             print(f"wrote {args.output}: {len(doc['nodes']) - 1} nodes")
         elif args.command == "apply":
@@ -101,7 +111,12 @@ def main(argv=None):
             print(describe_plan(args.plan, args.model))
         else:
             from .verifying import verify_command
-            print(verify_command(args.plan, args.model, args.input, args.device, args.json, _progress("verify", args.progress)))
+            text, over_budget = verify_command(args.plan, args.model, args.input, args.inputs, args.device, args.json,
+                                               _progress("verify", args.progress))
+            print(text)
+            if args.strict and over_budget:
+                print(f"{PROGRAM}: {over_budget}", file=sys.stderr)
+                return 1
     except UsageError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

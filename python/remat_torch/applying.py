@@ -97,8 +97,10 @@ def describe_plan(plan_path, spec=None):
     lines = []
     trace = plan.get("trace") or {}
     model_text = trace.get("model", "the traced model")
-    if trace.get("input"):
-        model_text += " (input " + "x".join(str(d) for d in trace["input"]) + ")"
+    if trace.get("input") or trace.get("inputs"):
+        from .inputs import describe, from_trace
+        model_text += f" ({describe(from_trace(trace))}; differentiated from the "
+        model_text += f"{trace.get('differentiated_from', 'output gradient')})"
     segments = plan["apply"]["segments"]
     lines.append(f"{plan_path}: {plan_title(plan)} for {model_text}")
     lines.append(f"predicted peak {_mib(plan['apply']['predicted_peak_bytes'])} (store-all "

@@ -12,6 +12,7 @@ Blind spots: memory inside one op (a convolution's scratch buffers), the
 allocator's rounding and headers, and storages made outside aten ops
 (none in the models we ship; Python-side numpy buffers would be missed)."""
 import contextlib
+import dataclasses
 import time
 
 import torch
@@ -20,7 +21,15 @@ from .compat import StorageWeakRef, TorchDispatchMode, storage_of
 
 
 def _tensors(value):
-    return [t for t in torch.utils._pytree.tree_flatten(value)[0] if isinstance(t, torch.Tensor)]
+    """Every tensor in a value: nested tuples, lists, dicts, and dataclasses
+    (a model's output such as Hugging Face's ModelOutput)."""
+    found = []
+    for leaf in torch.utils._pytree.tree_flatten(value)[0]:
+        if isinstance(leaf, torch.Tensor):
+            found.append(leaf)
+        elif dataclasses.is_dataclass(leaf) and not isinstance(leaf, type):
+            found.extend(_tensors([getattr(leaf, f.name) for f in dataclasses.fields(leaf)]))
+    return found
 
 
 _NUMBERS = (bool, int, float, complex)
@@ -96,6 +105,17 @@ class LiveTensors(TorchDispatchMode):
 
     def reset_window(self):
         self.window_peak = self.sample()
+
+    def entry_of(self, tensor):
+        """The live entry of a tensor's storage (None: not made while active)."""
+        return self._live.get(storage_of(tensor)._cdata)
+
+    def live_storages(self):
+        """{entry: bytes} of the live storages made while active; an entry
+        stands for one storage (a new storage at a freed one's address gets a
+        new entry, unlike data pointers, which the allocator reuses)."""
+        self._sweep()
+        return {entry: entry[1] for entry in self._live.values()}
 
     def active(self):
         return contextlib.nullcontext()  # entered as the dispatch mode itself

@@ -31,7 +31,8 @@ from .blocks import _auto_blocks, _pattern_blocks
 from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
 from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
 from .errors import UsageError
-from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
+from .inputs import build_inputs, describe
+from .spec import build_model, parse_device, parse_dtype
 from .steps import backward, run_forward
 
 TIMED_STEPS = 3
@@ -277,15 +278,18 @@ def _drop_dead(nodes):
     return alive
 
 
-def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
-    """The op-level model file (a dict) of SPEC on a random batch of `shape`;
-    costs in ms (`cost` "time") or GFLOP ("flops")."""
+def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
+    """The op-level model file (a dict) of SPEC on the inputs `recorded` (a
+    record of remat_torch.inputs: one floating tensor at op level); costs in
+    ms (`cost` "time") or GFLOP ("flops")."""
     if cost not in ("time", "flops"):
         raise UsageError(f"--cost {cost!r}: expected time or flops")
     progress = progress or (lambda step, total, text: None)
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
     model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
-    x = make_input(shape, dtype_value, device_value)
+    batch = build_inputs(recorded, dtype_value, device_value)
+    x = _single_input(batch, recorded)
+    shape = list(x.shape)
     chosen = _auto_blocks(model) if blocks == "auto" else _pattern_blocks(model, blocks)
     if not chosen:
         raise UsageError(f"{spec}: no blocks found to trace at op level; name them with --blocks")
@@ -295,7 +299,7 @@ def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command
         progress(1, 2, "recording every op and what autograd saves (first training step)")
         recorder = _Recorder(calls, x, ignored)
         with recorder:
-            output = run_forward(model, x, spec)
+            output = run_forward(model, batch, spec)
         recorder._settle()
         repeated = [name for name, runs in calls.runs.items() if runs > 1]
         if repeated:
@@ -314,17 +318,27 @@ def trace_ops(spec, shape, dtype="float32", device="cpu", blocks="auto", command
         for _ in range(TIMED_STEPS):
             timer = _Timer(calls)
             with timer:
-                output = run_forward(model, x, spec)
+                output = run_forward(model, batch, spec)
             backward(output, spec)
             del output
             for key, seconds in timer.times.items():
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost)
+    return _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost)
 
 
-def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost):
+def _single_input(batch, recorded):
+    """The one floating tensor an op-level trace takes: its first node is the
+    model's input, and the blocks' ops hang off it."""
+    args, kwargs = batch
+    if kwargs or len(args) != 1 or not args[0].is_floating_point():
+        raise UsageError(f"--granularity op takes one floating input tensor (such as --input 2x512x768), "
+                         f"not {describe(recorded)}; trace a model fed token ids or several inputs at module level")
+    return args[0]
+
+
+def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost):
     alive = _drop_dead(nodes)
     workspace = [0] * len(nodes)
     for node in nodes:
@@ -377,8 +391,8 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost)
     return {
         "format": "remat-model",
         "version": 1,
-        "name": f"{spec}, input {shape_text(shape)} {dtype}, op level (traced)",
-        "source": (f"Traced op by op by remat_torch from {spec}, input {shape_text(shape)} {dtype} on {device}, "
+        "name": f"{spec}, {describe(recorded)} {dtype}, op level (traced)",
+        "source": (f"Traced op by op by remat_torch from {spec}, {describe(recorded)} {dtype} on {device}, "
                    f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads, {stamp}, blocks {blocks}. "
                    f"Command: {command or '(the Python API)'}. One node per aten op that makes a new tensor; "
                    "bytes are storages; saves and saved_bytes are what autograd's grad_fns keep; forward_cost is "
@@ -388,7 +402,7 @@ def _document(spec, shape, dtype, device, blocks, command, nodes, samples, cost)
                    + ", backward_cost twice that."),
         "units": {"bytes": "B", "cost": "ms" if cost == "time" else "GFLOP"},
         "trace": {"tool": "remat_torch trace", "granularity": "op", "command": command, "model": spec,
-                  "input": list(shape), "dtype": dtype, "device": device, "blocks": blocks,
+                  "input": list(shape), "inputs": recorded, "dtype": dtype, "device": device, "blocks": blocks,
                   "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
         "nodes": file_nodes,
         "edges": edges,

@@ -13,8 +13,9 @@ from .applying import apply
 from .compat import TorchDispatchMode, storage_bytes
 from .counting import LiveTensors
 from .op_trace import op_name, run_op
-from .spec import build_model, make_input, parse_device, parse_dtype, shape_text
-from .steps import held_before_step, preallocate_gradients, step
+from .inputs import build_inputs, describe
+from .spec import build_model, parse_device, parse_dtype
+from .steps import batch_tensors, held_before_step, preallocate_gradients, step
 
 
 class OpCounter(TorchDispatchMode):
@@ -29,21 +30,21 @@ class OpCounter(TorchDispatchMode):
         return run_op(func, args, kwargs)
 
 
-def _step(spec, shape, dtype, device, plan):
+def _step(spec, inputs, dtype, device, plan):
     model = build_model(spec).to(device=device, dtype=dtype).train()
-    x = make_input(shape, dtype, device)
+    batch = build_inputs(inputs, dtype, device)
     if plan is not None:
         apply(model, plan)
     preallocate_gradients(model)
     torch.manual_seed(3)  # dropout draws the same masks in every run
-    live, counter = LiveTensors(ignore=held_before_step(model, x)), OpCounter()
+    live, counter = LiveTensors(ignore=held_before_step(model, batch)), OpCounter()
     with live, counter:
-        step(model, x, spec)
+        step(model, batch, spec)
     grads = [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
-    return live.peak + storage_bytes(x), counter.calls, grads
+    return live.peak + sum(storage_bytes(t) for t in batch_tensors(batch)), counter.calls, grads
 
 
-def verify_ops(plans, spec, shape, dtype_name, device="cpu", progress=None):
+def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
     progress = progress or (lambda step_index, total, text: None)
     dtype, device_value = parse_dtype(dtype_name), parse_device(device)
     if device_value.type != "cpu":
@@ -51,13 +52,13 @@ def verify_ops(plans, spec, shape, dtype_name, device="cpu", progress=None):
         raise UsageError("verify of an op-level plan runs on the CPU (LiveTensors); --device cpu")
     total = len(plans) + 1
     progress(1, total, "plain model (no checkpoints)")
-    peak, plain_calls, reference = _step(spec, shape, dtype, device_value, None)
+    peak, plain_calls, reference = _step(spec, inputs, dtype, device_value, None)
     runs = [{"plan": "store-all (the plain model, no checkpoints)", "file": None,
              "predicted_peak_bytes": plans[0]["store_all"]["peak_bytes"], "observed_peak_bytes": peak,
              "recomputations": {"predicted": {}, "observed": {}}, "max_grad_diff": 0.0}]
     for k, plan in enumerate(plans):
         progress(k + 2, total, plan["plan"].get("strategy", "op-level"))
-        peak, calls, grads = _step(spec, shape, dtype, device_value, plan)
+        peak, calls, grads = _step(spec, inputs, dtype, device_value, plan)
         predicted = plan["selective"]["recomputations"]
         kinds = set(predicted) | {n["op"] for b in plan["selective"]["blocks"] for n in b["nodes"]}
         observed = {kind: calls[kind] - plain_calls[kind] for kind in sorted(kinds)
@@ -68,13 +69,13 @@ def verify_ops(plans, spec, shape, dtype_name, device="cpu", progress=None):
                      "observed_peak_bytes": peak,
                      "recomputations": {"predicted": dict(sorted(predicted.items())), "observed": observed},
                      "max_grad_diff": worst})
-    return {"model": spec, "input": shape, "dtype": dtype_name, "device": device, "torch": torch.__version__,
+    return {"model": spec, "input": describe(inputs), "inputs": inputs, "dtype": dtype_name, "device": device, "torch": torch.__version__,
             "threads": torch.get_num_threads(), "granularity": "op",
             "counter": "LiveTensors: storages made in the step, followed op by op", "runs": runs}
 
 
 def report_ops_text(result):
-    lines = [f"{result['model']}, input {shape_text(result['input'])} {result['dtype']} on {result['device']} "
+    lines = [f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
              f"(PyTorch {result['torch']}, {result['threads']} threads), op level; observed: {result['counter']}"]
     header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
              f"{'re-runs per op':<16} {'max |grad diff|':>15}"

@@ -3,7 +3,6 @@ import json
 import os
 
 from .errors import UsageError
-from .spec import shape_text
 
 
 def load_plan(plan):
@@ -40,20 +39,28 @@ def plan_title(plan):
 
 
 def traced_model(plan):
-    """(spec, shape, dtype) the plan's model file was traced from."""
+    """(spec, inputs record, dtype) the plan's model file was traced from."""
+    from .inputs import from_trace
     trace = plan.get("trace")
-    if not isinstance(trace, dict) or "model" not in trace or "input" not in trace:
+    if not isinstance(trace, dict) or "model" not in trace or ("input" not in trace and "inputs" not in trace):
         raise UsageError(f"{plan['_where']}: its model file was not made by remat_torch trace "
                          "(no \"trace\" section): no PyTorch model to run")
-    return trace["model"], list(trace["input"]), trace.get("dtype", "float32")
+    return trace["model"], from_trace(trace), trace.get("dtype", "float32")
 
 
-def check_same_model(plan, spec, shape):
-    """Refuses a plan made for another model or another input shape."""
-    traced_spec, traced_shape, _ = traced_model(plan)
+def check_same_model(plan, spec, inputs):
+    """Refuses a plan made for another model or other inputs."""
+    from .inputs import describe
+    traced_spec, traced_inputs, _ = traced_model(plan)
     if spec is not None and spec != traced_spec:
-        raise UsageError(f"{plan['_where']} was planned for {traced_spec} (input {shape_text(traced_shape)}), "
+        raise UsageError(f"{plan['_where']} was planned for {traced_spec} ({describe(traced_inputs)}), "
                          f"not for {spec}: plan the model file traced from {spec}")
-    if shape is not None and list(shape) != traced_shape:
-        raise UsageError(f"{plan['_where']} was planned for input {shape_text(traced_shape)}, not "
-                         f"{shape_text(shape)}: its sizes hold for that shape only; trace and plan again")
+    if inputs is not None and inputs != traced_inputs:
+        raise UsageError(f"{plan['_where']} was planned for {describe(traced_inputs)}, not "
+                         f"{describe(inputs)}: its sizes hold for those inputs only; trace and plan again")
+
+
+def budget_bytes(plan):
+    """The byte budget the plan was made for, or None."""
+    budget = plan.get("budget")
+    return budget.get("bytes") if isinstance(budget, dict) else None

@@ -13,28 +13,6 @@ SPEC_FORMS = ("torchvision:NAME (e.g. torchvision:resnet50), "
               "torch:transformer-encoder:d_model=768,nhead=12,layers=12[,dim_feedforward=3072,dropout=0.1], "
               "or path/to/file.py:callable")
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
-MAX_INPUT_ELEMENTS = 1 << 34
-
-
-def parse_shape(text):
-    """'32x3x224x224' (or with commas) -> [32, 3, 224, 224]."""
-    parts = re.split(r"[x,]", text.strip().lower()) if text else []
-    if not parts or not all(re.fullmatch(r"[0-9]+", p) for p in parts) or len(parts) > 8:
-        raise UsageError(f"--input {text!r}: expected a shape such as 32x3x224x224 "
-                         "(1 to 8 positive integers separated by x)")
-    shape = [int(p) for p in parts]
-    if any(d < 1 for d in shape):
-        raise UsageError(f"--input {text!r}: every dimension must be at least 1")
-    elements = 1
-    for d in shape:
-        elements *= d
-    if elements > MAX_INPUT_ELEMENTS:
-        raise UsageError(f"--input {text!r}: {elements} elements is more than the {MAX_INPUT_ELEMENTS} allowed")
-    return shape
-
-
-def shape_text(shape):
-    return "x".join(str(d) for d in shape)
 
 
 def parse_dtype(text):
@@ -96,7 +74,11 @@ def _transformer_encoder(arguments, spec):
     return nn.TransformerEncoder(layer, values["layers"], enable_nested_tensor=False)
 
 
-def _from_file(path, name, spec):
+def load_callable(spec, option="--model"):
+    """The callable NAME of FILE.py for SPEC 'FILE.py:NAME' (imported afresh)."""
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        raise UsageError(f"{option} {spec!r}: expected path/to/file.py:callable")
     if not os.path.isfile(path):
         raise UsageError(f"{spec}: no such file {path!r}")
     if not name.isidentifier():
@@ -113,6 +95,12 @@ def _from_file(path, name, spec):
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
         raise UsageError(f"{spec}: {path} defines no callable {name!r}")
+    return factory
+
+
+def _from_file(spec):
+    factory = load_callable(spec)
+    name = spec.rpartition(":")[2]
     try:
         model = factory()
     except Exception as e:
@@ -136,13 +124,8 @@ def build_model(spec, seed=0):
         raise UsageError(f"{spec}: unknown torch model {name!r}; expected {SPEC_FORMS}")
     path, sep, name = spec.rpartition(":")
     if sep and path.endswith(".py"):
-        return _from_file(path, name, spec)
+        return _from_file(spec)
     raise UsageError(f"--model {spec!r}: expected {SPEC_FORMS}")
-
-
-def make_input(shape, dtype, device, seed=1):
-    generator = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=generator, dtype=torch.float32).to(device=device, dtype=dtype)
 
 
 def first_line(error):

@@ -14,12 +14,13 @@ import json
 import torch
 
 from .applying import apply
-from .compat import storage_bytes
+from .compat import storage_bytes, storage_key
 from .counting import LiveTensors
 from .errors import UsageError
-from .plans import check_same_model, load_plan, plan_title, traced_model
-from .spec import build_model, make_input, parse_device, parse_dtype, parse_shape, shape_text
-from .steps import held_before_step, preallocate_gradients, step
+from .inputs import build_inputs, describe, recorded_inputs
+from .plans import budget_bytes, check_same_model, load_plan, plan_title, traced_model
+from .spec import build_model, parse_device, parse_dtype
+from .steps import batch_tensors, held_before_step, preallocate_gradients, step
 
 
 def _count_evaluations(model, nodes):
@@ -38,32 +39,33 @@ def _count_evaluations(model, nodes):
     return counts, handles
 
 
-def _measured_step(model, x, device, what):
-    """Peak bytes held during one training step, the input included."""
+def _measured_step(model, batch, device, what):
+    """Peak bytes held during one training step, the inputs included."""
+    inputs_bytes = sum({storage_key(t): storage_bytes(t) for t in batch_tensors(batch)}.values())
     preallocate_gradients(model)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         base = torch.cuda.memory_allocated(device)
         torch.cuda.reset_peak_memory_stats(device)
-        step(model, x, what)
+        step(model, batch, what)
         torch.cuda.synchronize(device)
-        return torch.cuda.max_memory_allocated(device) - base + storage_bytes(x)
-    live = LiveTensors(ignore=held_before_step(model, x))
+        return torch.cuda.max_memory_allocated(device) - base + inputs_bytes
+    live = LiveTensors(ignore=held_before_step(model, batch))
     with live:
-        step(model, x, what)
-    return live.peak + storage_bytes(x)
+        step(model, batch, what)
+    return live.peak + inputs_bytes
 
 
-def _run(spec, shape, dtype, device, plan, nodes, what):
+def _run(spec, inputs, dtype, device, plan, nodes, what):
     model = build_model(spec).to(device=device, dtype=dtype).train()
-    x = make_input(shape, dtype, device)
+    batch = build_inputs(inputs, dtype, device)
     if device.type == "cuda":  # the first step also allocates cuBLAS/cuDNN workspaces: not the plan's
-        step(model, x, what)
+        step(model, batch, what)
     if plan is not None:
         apply(model, plan)
     counts, handles = _count_evaluations(model, nodes)
     torch.manual_seed(3)  # dropout draws the same masks in every run
-    peak = _measured_step(model, x, device, what)
+    peak = _measured_step(model, batch, device, what)
     for h in handles:
         h.remove()
     grads = [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
@@ -77,42 +79,48 @@ def _max_difference(grads, reference):
     return worst
 
 
-def verify(plans, spec=None, shape=None, device="cpu", progress=None):
-    """The runs of verify as dicts (the JSON of --json)."""
+def verify(plans, spec=None, inputs=None, device="cpu", progress=None):
+    """The runs of verify as dicts (the JSON of --json). `inputs`: a record
+    of remat_torch.inputs (default: the plan's)."""
     progress = progress or (lambda step_index, total, text: None)
     plans = [load_plan(p) for p in plans]
-    traced_spec, traced_shape, dtype_name = traced_model(plans[0])
+    traced_spec, traced_inputs, dtype_name = traced_model(plans[0])
     for plan in plans:
         check_same_model(plan, spec if spec is not None else traced_spec,
-                         shape if shape is not None else traced_shape)
+                         inputs if inputs is not None else traced_inputs)
     spec = spec or traced_spec
-    shape = list(shape or traced_shape)
+    inputs = inputs or traced_inputs
     if any("selective" in plan for plan in plans):
         from .op_verify import verify_ops
         if not all("selective" in plan for plan in plans):
             raise UsageError("verify takes op-level plans (remat plan --granularity op) or block-level plans, not both")
-        return verify_ops(plans, spec, shape, dtype_name, device, progress)
+        return verify_ops(plans, spec, inputs, dtype_name, device, progress)
     dtype, device_value = parse_dtype(dtype_name), parse_device(device)
     nodes = [(e["node"], e["modules"]) for e in plans[0]["apply"]["forward_evaluations"]]
     total = len(plans) + 1
     progress(1, total, "plain model (no checkpoints)")
-    peak, counts, reference = _run(spec, shape, dtype, device_value, None, nodes, spec)
+    peak, counts, reference = _run(spec, inputs, dtype, device_value, None, nodes, spec)
     runs = [{
         "plan": "store-all (the plain model, no checkpoints)",
         "file": None,
         "predicted_peak_bytes": plans[0]["store_all"]["peak_bytes"],
         "observed_peak_bytes": peak,
+        "budget_bytes": None,
+        "within_budget": None,
         "forward_evaluations": {"predicted": {n: 1 for n, _ in nodes}, "observed": counts},
         "max_grad_diff": 0.0,
     }]
     for k, plan in enumerate(plans):
         progress(k + 2, total, plan_title(plan))
-        peak, counts, grads = _run(spec, shape, dtype, device_value, plan, nodes, spec)
+        peak, counts, grads = _run(spec, inputs, dtype, device_value, plan, nodes, spec)
+        budget = budget_bytes(plan)
         runs.append({
             "plan": plan_title(plan),
             "file": plan["_where"],
             "predicted_peak_bytes": plan["apply"]["predicted_peak_bytes"],
             "observed_peak_bytes": peak,
+            "budget_bytes": budget,
+            "within_budget": None if budget is None else peak <= budget,
             "forward_evaluations": {
                 "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"]},
                 "observed": counts},
@@ -120,7 +128,7 @@ def verify(plans, spec=None, shape=None, device="cpu", progress=None):
         })
     counter = ("torch.cuda.max_memory_allocated over the step" if device_value.type == "cuda" else
                "LiveTensors: storages made in the step, followed op by op")
-    return {"model": spec, "input": shape, "dtype": dtype_name, "device": device, "torch": torch.__version__,
+    return {"model": spec, "input": describe(inputs), "inputs": inputs, "dtype": dtype_name, "device": device, "torch": torch.__version__,
             "threads": torch.get_num_threads(), "counter": counter, "runs": runs}
 
 
@@ -132,10 +140,10 @@ def report_text(result):
     if result.get("granularity") == "op":
         from .op_verify import report_ops_text
         return report_ops_text(result)
-    lines = [f"{result['model']}, input {shape_text(result['input'])} {result['dtype']} on {result['device']} "
+    lines = [f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
              f"(PyTorch {result['torch']}, {result['threads']} threads); observed: {result['counter']}"]
     header = f"{'plan':<48} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
-             f"{'forward evaluations':<22} {'max |grad diff|':>15}"
+             f"{'within budget':<24} {'forward evaluations':<22} {'max |grad diff|':>15}"
     lines += [header, "-" * len(header)]
     for run in result["runs"]:
         predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
@@ -144,9 +152,12 @@ def report_text(result):
         total_predicted = sum(evaluations["predicted"].values())
         total_observed = sum(evaluations["observed"].values())
         evaluation_text = f"{total_observed} of {total_predicted} " + ("(equal)" if same else "(DIFFER)")
+        budget = run.get("budget_bytes")
+        budget_text = "-" if budget is None else \
+            f"{'yes' if run['within_budget'] else 'NO'} ({_mib(budget)})"
         title = run["plan"] if len(run["plan"]) <= 48 else run["plan"][:45] + "..."
         lines.append(f"{title:<48} {_mib(predicted):>15} {_mib(observed):>15} "
-                     f"{(observed - predicted) / predicted:>+10.1%}  {evaluation_text:<22} "
+                     f"{(observed - predicted) / predicted:>+10.1%}  {budget_text:<24} {evaluation_text:<22} "
                      f"{run['max_grad_diff']:>15.3g}")
         if not same:
             differ = [f"{n}: predicted {evaluations['predicted'][n]}, observed {evaluations['observed'].get(n)}"
@@ -155,7 +166,15 @@ def report_text(result):
     return "\n".join(lines)
 
 
-def verify_command(plan_paths, spec, input_text, device, as_json, progress):
-    shape = parse_shape(input_text) if input_text is not None else None
-    result = verify(plan_paths, spec, shape, device, progress)
-    return json.dumps(result, indent=2) if as_json else report_text(result)
+def over_budget(result):
+    """One line naming the plans whose observed peak is above their budget ("" if none)."""
+    over = [f"{run['file']} observed {run['observed_peak_bytes']} B > budget {run['budget_bytes']} B"
+            for run in result["runs"] if run.get("within_budget") is False]
+    return ("over budget: " + "; ".join(over)) if over else ""
+
+
+def verify_command(plan_paths, spec, input_texts, inputs_function, device, as_json, progress):
+    """(the text to print, the over-budget line or "")."""
+    inputs = recorded_inputs(input_texts, inputs_function) if (input_texts or inputs_function) else None
+    result = verify(plan_paths, spec, inputs, device, progress)
+    return (json.dumps(result, indent=2) if as_json else report_text(result)), over_budget(result)

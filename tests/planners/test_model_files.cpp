@@ -40,6 +40,8 @@ private slots:
         QTest::newRow("resnet50 traced") << "resnet50-batch32-traced.json" << 21 << true;
         QTest::newRow("vit-b16 traced") << "vit-b16-batch32-traced.json" << 16 << true;
         QTest::newRow("encoder traced") << "transformer-encoder-seq512-batch8-traced.json" << 12 << true;
+        QTest::newRow("gpt2 traced") << "gpt2-small-seq512-batch4-traced.json" << 15 << true;
+        QTest::newRow("roberta traced") << "roberta-base-seq512-batch2-traced.json" << 14 << true;
     }
     void examplesLoadAndPlan() {
         QFETCH(QString, file);

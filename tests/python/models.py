@@ -89,3 +89,102 @@ class SkipNet(nn.Module):
 def skipnet():
     torch.manual_seed(0)
     return SkipNet()
+
+
+# Inputs and losses (test_inputs, test_errors): SPEC tests/python/models.py:NAME,
+# inputs --inputs tests/python/models.py:NAME.
+VOCAB, SEQ = 50, 12
+
+
+class TokenBlocks(nn.Module):
+    """Token ids in (int64), logits out; with `labels`, {"loss", "logits"}."""
+
+    def __init__(self, loss_reduction="mean"):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, WIDTH))
+                                      for _ in range(3)])
+        self.head = nn.Linear(WIDTH, VOCAB)
+        self.loss_reduction = loss_reduction
+
+    def forward(self, input_ids, attention_mask=None, labels=None):
+        h = self.embed(input_ids)
+        if attention_mask is not None:
+            h = h * attention_mask[..., None].to(h.dtype)
+        logits = self.head(self.blocks(h))
+        if labels is None:
+            return logits
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction=self.loss_reduction)
+        return {"loss": loss, "logits": logits}
+
+
+def token_blocks():
+    torch.manual_seed(0)
+    return TokenBlocks()
+
+
+def token_blocks_unreduced_loss():
+    torch.manual_seed(0)
+    return TokenBlocks("none")
+
+
+class ScalarLoss(nn.Module):
+    """Returns its loss alone: a 0-dimensional tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = linear_tanh()
+
+    def forward(self, x, target):
+        return ((self.net(x) - target) ** 2).mean()
+
+
+def scalar_loss():
+    return ScalarLoss()
+
+
+def token_inputs():
+    input_ids = torch.randint(0, VOCAB, (BATCH, SEQ))
+    return {"input_ids": input_ids, "attention_mask": torch.ones(BATCH, SEQ, dtype=torch.int64),
+            "labels": input_ids.clone()}
+
+
+def positional_inputs():
+    return torch.randn(BATCH, WIDTH), torch.randn(BATCH, WIDTH)
+
+
+def inputs_that_raise():
+    raise KeyError("no such dataset")
+
+
+def inputs_none():
+    return None
+
+
+def inputs_unknown_key():
+    return {"input_ids": torch.randint(0, VOCAB, (BATCH, SEQ)), "token_type_ids": torch.zeros(BATCH, SEQ)}
+
+
+class SlowOnce(nn.Module):
+    """Sleeps SLOW_SECONDS in exactly one call of its forward (the CALL-th):
+    a deterministic slow step for the median."""
+    SLOW_SECONDS = 0.4
+
+    def __init__(self, call):
+        super().__init__()
+        self.linear = nn.Linear(WIDTH, WIDTH)
+        self.call, self.calls = call, 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls == self.call:
+            import time
+            time.sleep(self.SLOW_SECONDS)
+        return torch.tanh(self.linear(x))
+
+
+def slow_once():
+    """Four blocks; block 1 sleeps in its 3rd call: trace's 2nd timed step
+    (the 1st call finds the nodes)."""
+    torch.manual_seed(0)
+    return nn.Sequential(SlowOnce(0), SlowOnce(3), SlowOnce(0), SlowOnce(0))

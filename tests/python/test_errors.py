@@ -28,6 +28,33 @@ class ErrorsTest(Workdir):
                                           "-o", self.path("m.json"))
                 self.assertOneLineError(status, err, fragment)
 
+    def test_bad_inputs(self):
+        tokens = f"{MODELS}:token_blocks"
+        for model, argv, fragment in [
+                (tokens, ["--input", "8x12:int64"], "'8x12:int64': an int64 input needs a range"),
+                (tokens, ["--input", "8x12:int65:0..5"], "dtype 'int65' is not one of"),
+                (tokens, ["--input", "8x12:int64:5..2"], "range '5..2' is empty"),
+                (tokens, ["--input", "8x12:int64:a..b"], "range 'a..b' is not LOW..HIGH"),
+                (tokens, ["--input", "8x12:int64:0.5..3"], "takes whole numbers"),
+                (tokens, ["--input", "8xq:int64:0..5"], "'8xq': expected a shape"),
+                (tokens, ["--inputs", f"{MODELS}:inputs_that_raise"], "inputs_that_raise() raised KeyError"),
+                (tokens, ["--inputs", f"{MODELS}:inputs_none"], "inputs_none() returned NoneType"),
+                (tokens, ["--inputs", f"{MODELS}:no_such_inputs"], "defines no callable 'no_such_inputs'"),
+                (tokens, ["--inputs", f"{MODELS}:inputs_unknown_key"], "takes no argument 'token_type_ids'"),
+                (tokens, ["--inputs", "inputs.txt"], "expected path/to/file.py:callable"),
+                (f"{MODELS}:token_blocks_unreduced_loss", ["--inputs", f"{MODELS}:token_inputs"],
+                 "the model's loss is 96 float32, not a floating scalar"),
+                (tokens, ["--input", "8x12:int64:0..50", "--inputs", f"{MODELS}:token_inputs"], "not both"),
+                (tokens, [], "no input"),
+                (tokens, ["--input", "8x12:int64:0..50", "--cost", "watts"], "--cost 'watts'"),
+                (tokens, ["--input", "8x12:int64:0..50", "--cost", "flops"], "embed"),
+                (tokens, ["--input", "8x12:int64:0..50", "--timing-steps", "0"], "--timing-steps 0")]:
+            with self.subTest(argv=argv, model=model):
+                status, _, err = run_main("trace", "--model", model, *argv, "-o", self.path("m.json"))
+                self.assertOneLineError(status, err, fragment)
+                self.assertFalse(os.path.exists(self.path("m.json")))
+        self.assertFalse(os.listdir(self.dir))  # not even a temporary file
+
     def test_missing_torch(self):
         blocker = self.path("blocker")
         os.mkdir(blocker)

@@ -3,6 +3,7 @@
 are counted by this test's own dispatch mode, not by the code under test."""
 import collections
 import json
+import os
 import subprocess
 import unittest
 
@@ -13,7 +14,8 @@ from helpers import Workdir, remat_cli, run_main
 
 import remat_torch
 from remat_torch.op_trace import run_op
-from remat_torch.spec import build_model, make_input
+from remat_torch.inputs import build_inputs
+from remat_torch.spec import build_model
 from remat_torch.steps import preallocate_gradients, step
 
 ENCODER = "torch:transformer-encoder:d_model=32,nhead=4,layers=2,dim_feedforward=64"
@@ -35,14 +37,14 @@ class Calls(TorchDispatchMode):
 
 def one_step(plan=None):
     model = build_model(ENCODER).train()
-    x = make_input([2, 8, 32], torch.float32, "cpu")
+    batch = build_inputs({"tensors": ["2x8x32"]}, torch.float32, "cpu")
     if plan is not None:
         remat_torch.apply(model, plan)
     preallocate_gradients(model)
     torch.manual_seed(3)
     calls = Calls()
     with calls:
-        step(model, x, ENCODER)
+        step(model, batch, ENCODER)
     return calls.count, [p.grad.clone() for p in model.parameters()]
 
 
@@ -137,6 +139,16 @@ class OpLevelTest(Workdir):
         self.assertIn("--samples", plan("--model", self.path("ops.json"), "--granularity", "op", "--frontier",
                                         "--samples", "many"))
         self.assertIn("--granularity must be block or op", plan("--n", "4", "--granularity", "ops", "--budget", "3"))
+
+    def test_op_level_refuses_token_ids_in_one_line(self):
+        out = self.path("ids.json")
+        status, _, err = run_main("trace", "--granularity", "op", "--model", ENCODER, "--input", "2x8:int64:0..10",
+                                  "-o", out)
+        self.assertEqual(status, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("one floating input tensor", err)
+        self.assertIn("2x8:int64:0..10", err)
+        self.assertFalse(os.path.exists(out))
 
     def block_model(self):
         status, _, err = run_main("trace", "--model", ENCODER, "--input", SHAPE, "-o", self.path("blocks.json"))

@@ -23,7 +23,7 @@ class TraceTest(Workdir):
             self.assertEqual(node["flops"], 2 * 2 * BATCH * WIDTH * HIDDEN)
             self.assertGreater(node["forward_cost"], 0)
         self.assertNotIn("edges", doc)  # a chain
-        self.assertEqual(doc["units"], {"bytes": "B", "cost": "ms"})
+        self.assertEqual(doc["units"], {"bytes": "B", "cost": "us"})
         self.assertEqual(doc["trace"]["input"], [BATCH, WIDTH])
         self.assertIn("python3 -m remat_torch trace", doc["source"])
 
@@ -94,3 +94,34 @@ class TraceTest(Workdir):
         names = [s["first"] for s in plan["apply"]["segments"]]
         self.assertIn("layer1.0", names)
         self.assertEqual(plan["trace"]["model"], "torchvision:resnet18")
+
+    def test_the_median_resists_one_slow_step(self):
+        # Block 1 sleeps 0.4 s in the second of five timed steps, and only there;
+        # its cost is the median of the runs of all four identical blocks.
+        from models import SlowOnce
+        doc = self.trace(f"{MODELS}:slow_once", f"{BATCH}x{WIDTH}")
+        timing = doc["trace"]["timing"]
+        self.assertEqual((timing["steps"], timing["statistic"]), (5, "median"))
+        median, fastest, slowest = timing["forward_ms"]["1"]
+        self.assertGreaterEqual(slowest, 1000 * SlowOnce.SLOW_SECONDS)   # the slow step was timed...
+        self.assertLess(median, 1000 * SlowOnce.SLOW_SECONDS / 4)          # ...and did not set the cost
+        self.assertLessEqual(fastest, median)
+        nodes = {n["name"]: n for n in doc["nodes"]}
+        self.assertEqual(nodes["1"]["forward_cost"], round(1000 * median))  # whole microseconds
+        # The four blocks compute the same thing: one cost, whatever each one's noise.
+        self.assertEqual(timing["identical"], [["0", "1", "2", "3"]])
+        self.assertEqual(len({(n["forward_cost"], n["backward_cost"]) for n in doc["nodes"][1:]}), 1)
+
+    def test_flop_costs_give_the_same_plan_on_every_trace(self):
+        first = self.trace(f"{MODELS}:linear_tanh", f"{BATCH}x{WIDTH}", "a.json", "--cost", "flops")
+        second = self.trace(f"{MODELS}:linear_tanh", f"{BATCH}x{WIDTH}", "b.json", "--cost", "flops")
+        self.assertEqual(first["units"]["cost"], "FLOP")
+        for a, b in zip(first["nodes"][1:], second["nodes"][1:]):
+            self.assertEqual(a["forward_cost"], a["flops"])
+            self.assertEqual(a["backward_cost"], 2 * a["flops"])
+            self.assertEqual((a["forward_cost"], a["backward_cost"]), (b["forward_cost"], b["backward_cost"]))
+        store_all = self.plan("a.json", "store-all.plan", "--strategy", "store-all")
+        budget = store_all["plan"]["peak_bytes"] * 3 // 4
+        plans = [self.plan(name, f"{name}.plan", "--budget", f"{budget}B") for name in ("a.json", "b.json")]
+        self.assertGreater(len(plans[0]["apply"]["segments"]), 0)
+        self.assertEqual(plans[0]["apply"]["segments"], plans[1]["apply"]["segments"])

@@ -17,7 +17,8 @@ using remat::studio::MainWindow;
 
 namespace {
 
-const QString kTinyModel = qEnvironmentVariable("REMAT_SOURCE_DIR") + "/tests/python/models.py:linear_tanh";
+const QString kModels = qEnvironmentVariable("REMAT_SOURCE_DIR") + "/tests/python/models.py";
+const QString kTinyModel = kModels + ":linear_tanh";
 
 // The dialog's own search for a Python with PyTorch, finished.
 QString pythonWithTorch(ImportDialog &dialog) {
@@ -86,6 +87,44 @@ private slots:
         QVERIFY(dialog.start());
         QVERIFY(finished.wait(60000));
         QVERIFY2(dialog.statusText().contains("--input '8xfoo': expected a shape"), qPrintable(dialog.statusText()));
+    }
+
+    // A language model fed a dict from an inputs function (input_ids,
+    // attention_mask, labels): traced from its own loss.
+    void anInputsFunctionFeedsTheModel() {
+        QTemporaryDir dir;
+        ImportDialog dialog;
+        if (pythonWithTorch(dialog).isEmpty())
+            QSKIP("no Python with PyTorch here");
+        dialog.setSpec(kModels + ":token_blocks");
+        dialog.setShape("8xfoo"); // not used: the function gives the inputs
+        dialog.setInputs(kModels + ":token_inputs");
+        const QString path = dir.filePath("tokens.json");
+        dialog.setOutputPath(path);
+        QSignalSpy finished(&dialog, &ImportDialog::finishedRun);
+        QVERIFY(dialog.start());
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(finished.first().first().toBool(), qPrintable(dialog.statusText()));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("\"differentiated_from\": \"loss\""));
+        QVERIFY(text.contains("tests/python/models.py:token_inputs"));
+    }
+
+    void aFailingInputsFunctionIsSaidInTheDialog() {
+        QTemporaryDir dir;
+        ImportDialog dialog;
+        if (pythonWithTorch(dialog).isEmpty())
+            QSKIP("no Python with PyTorch here");
+        dialog.setSpec(kModels + ":token_blocks");
+        dialog.setInputs(kModels + ":inputs_that_raise");
+        dialog.setOutputPath(dir.filePath("m.json"));
+        QSignalSpy finished(&dialog, &ImportDialog::finishedRun);
+        QVERIFY(dialog.start());
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(dialog.statusText().contains("inputs_that_raise() raised KeyError"), qPrintable(dialog.statusText()));
+        QVERIFY(!QFile::exists(dir.filePath("m.json")));
     }
 
     // Through the menu: the window stays responsive while the process runs,
