@@ -38,6 +38,48 @@ std::string strategyNames() {
 
 // What python3 -m remat_torch apply needs (docs/pytorch.md): the checkpointed
 // segments by node and module name, or why the plan cannot run in PyTorch.
+// A budget plan of a traced model is a promise about PyTorch's run of it,
+// whose checkpointed segments keep their inputs: where that run (torchPlan's
+// schedule) is above the budget, plan again below it by the excess until it
+// fits. Returns the plan PyTorch runs within the budget, or says why none.
+ComparisonRow fitWhenApplied(const Model &model, const Strategy &strategy, const StrategyParams &params,
+                             ComparisonRow plan, const ModelFile &file) {
+    const std::int64_t budget = *params.budgetBytes;
+    const ComparisonRow asked = plan;
+    bool askedAppliable = true;
+    std::int64_t planned = budget;
+    for (int attempt = 0; attempt < 32; ++attempt) {
+        const TorchPlan torch = torchPlan(model, plan.schedule, file.modules, file.chained);
+        if (attempt == 0)
+            askedAppliable = torch.appliable;
+        if (torch.appliable) {
+            const std::int64_t applied = Simulator::summarize(model, torch.schedule).peakBytes;
+            if (applied <= budget) {
+                if (planned != budget)
+                    plan.schedule.description += "; planned within " + formatBytes(planned) +
+                                                 " so that PyTorch's run of it (segments keep their inputs) peaks "
+                                                 "at " + formatBytes(applied) + ", within the budget";
+                return plan;
+            }
+            planned -= applied - budget;
+        } else {
+            planned -= std::max<std::int64_t>(budget / 64, 1); // it needs nested checkpoints: look lower
+        }
+        StrategyParams lower = params;
+        lower.budgetBytes = planned;
+        try {
+            plan = compareStrategies(model, {&strategy}, lower).front();
+        } catch (const InvalidArgument &) {
+            break;
+        }
+    }
+    if (!askedAppliable)
+        return asked; // the output says why PyTorch cannot run it
+    throw InvalidArgument("budget " + formatBytes(budget) +
+                          ": no plan of the budget planner runs in PyTorch within it (checkpointed segments keep "
+                          "their inputs there); give a larger budget");
+}
+
 nlohmann::ordered_json torchPlanJson(const Model &model, const TorchPlan &torch,
                                      const std::vector<std::vector<std::string>> &modules) {
     nlohmann::ordered_json j;
@@ -159,7 +201,9 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         limits.deviceBudgetBytes = params.budgetBytes;
         Simulator::summarize(model, rows.front().schedule, limits);
     }
-    const ComparisonRow &plan = rows.front();
+    ComparisonRow plan = rows.front();
+    if (budgetPlanner && params.budgetBytes && !params.machine && !file.modules.empty())
+        plan = fitWhenApplied(model, *strategy, params, std::move(plan), file);
     const ComparisonRow &storeAll = reference.front();
     const double memorySaved =
         storeAll.summary.peakBytes > 0 ? 1 - double(plan.summary.peakBytes) / double(storeAll.summary.peakBytes) : 0;

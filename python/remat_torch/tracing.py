@@ -146,10 +146,14 @@ def _edges(nodes):
             continue
         first = node["records"][0]
         found = set()
+        reads_input = False
         for t in _tensors((first["args"], first["kwargs"])):
             if t.grad_fn is None:
-                if storage_key(t) in storage_owner and storage_owner[storage_key(t)] < index:
-                    found.add(storage_owner[storage_key(t)])
+                source = storage_owner.get(storage_key(t))
+                if source == 0:  # the model's input (a mask, token ids): held all step, never given a gradient
+                    reads_input = True
+                elif source is not None and source < index:
+                    found.add(source)
                 continue
             seen, stack = set(), [t.grad_fn]
             while stack and len(seen) < 100000:
@@ -161,6 +165,11 @@ def _edges(nodes):
                     found.add(owner[fn])
                     continue
                 stack.extend(next_fn for next_fn, _ in fn.next_functions)
+        # An edge from the input only where nothing else feeds the node: remat
+        # would otherwise hold every consumer's gradient and internals for
+        # b_0, which PyTorch never makes.
+        if reads_input and not found:
+            found.add(0)
         inputs.append(sorted(found) or [index - 1])
     last = len(nodes) - 1
     fed = {i for ins in inputs for i in ins}

@@ -128,6 +128,45 @@ def token_blocks_unreduced_loss():
     return TokenBlocks("none")
 
 
+class MaskedBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, WIDTH))
+
+    def forward(self, h, mask):
+        return h + self.inner(h) * mask[..., None]
+
+
+class MaskEveryBlock(nn.Module):
+    """The input's padding mask handed to every block as it came in (no
+    gradient): the input feeds every block, but only the first needs it for
+    a gradient path."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.ModuleList([MaskedBlock() for _ in range(4)])
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, input_ids, mask, labels):
+        h = self.embed(input_ids)
+        for block in self.blocks:
+            h = block(h, mask)
+        return nn.functional.cross_entropy(self.head(h).flatten(0, 1), labels.flatten())
+
+
+def mask_every_block():
+    torch.manual_seed(0)
+    return MaskEveryBlock()
+
+
+def mask_inputs():
+    input_ids = torch.randint(0, VOCAB, (BATCH, SEQ))
+    mask = torch.ones(BATCH, SEQ)
+    mask[:, SEQ - 3:] = 0
+    return input_ids, mask, input_ids.clone()
+
+
 class ScalarLoss(nn.Module):
     """Returns its loss alone: a 0-dimensional tensor."""
 

@@ -2,11 +2,12 @@
 evaluations per node), gradients equal the plain model's, and the peak it
 holds is remat's prediction."""
 import json
+import subprocess
 
 import torch
 from torch import nn
 
-from helpers import MODELS, Workdir, run_main
+from helpers import MODELS, Workdir, remat_cli, run_main
 
 import remat_torch
 
@@ -53,9 +54,16 @@ class ApplyVerifyTest(Workdir):
         self.trace(f"{MODELS}:skipnet", "64x16")
         store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
         smallest = self.plan("model.json", "auto.json", "--strategy", "recompute-all")
+        # Halfway, every plan PyTorch can run peaks above the budget there (the
+        # segments keep their inputs): refused in one line, not handed over.
         budget = (store_all["plan"]["peak_bytes"] + smallest["plan"]["peak_bytes"]) // 2
-        planned = self.plan("model.json", "budget.json", "--budget", f"{budget}B")
+        refused = subprocess.run([remat_cli(), "plan", "--model", self.path("model.json"), "--json", "--budget",
+                                  f"{budget}B"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(refused.returncode, 2, refused.stdout[:200])
+        self.assertIn("no plan of the budget planner runs in PyTorch within it", refused.stderr)
+        planned = self.plan("model.json", "budget.json", "--strategy", "checkpoints", "--checkpoints", "3")
         self.assertTrue(planned["apply"]["appliable"], planned["apply"].get("reason"))
+        self.assertGreater(planned["plan"]["recomputations"], 0)
         status, out, err = run_main("verify", "--plan", self.path("budget.json"), "--json")
         self.assertEqual(status, 0, err)
         for run in json.loads(out)["runs"]:

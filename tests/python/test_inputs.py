@@ -3,10 +3,11 @@ of keyword arguments, a model returning its loss; trace, verify and
 remat_torch.inputs_of build the same batch; the budget column of verify."""
 import json
 import os
+import subprocess
 
 import torch
 
-from helpers import MODELS, ROOT, Workdir, run_main
+from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
 
 import remat_torch
 from remat_torch.inputs import build_inputs, parse_tensor, recorded_inputs
@@ -104,6 +105,38 @@ class InputsTest(Workdir):
         self.assertEqual(status, 0)  # without --strict: reported, not failed
         self.assertIn("NO (", out)
         self.assertIn("within budget", out.splitlines()[1])
+
+    def test_a_mask_fed_to_every_block_keeps_every_budget(self):
+        # The input reaches every block, but PyTorch never makes its gradient:
+        # no edge from it beyond its first consumer, so per-block checkpointing
+        # holds one block's internals, not all of them.
+        doc = self.trace_with(f"{MODELS}:mask_every_block", "--inputs", f"{MODELS}:mask_inputs")
+        self.assertEqual([e for e in doc.get("edges", []) if e[0] == "input" and e[1] != "embed"], [])
+        store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
+        least = store_all["plan"]["peak_bytes"]
+        # Every budget from store-all's peak down: a plan PyTorch runs within it, or exit 2 in one line.
+        plans = []
+        for k in range(8):
+            budget = least - k * least // 10
+            r = subprocess.run([remat_cli(), "plan", "--model", self.path("model.json"), "--json", "--budget",
+                                f"{budget}B"], capture_output=True, text=True, timeout=120)
+            if r.returncode == 2:
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                continue
+            self.assertEqual(r.returncode, 0, r.stderr)
+            planned = json.loads(r.stdout)
+            if not planned["apply"]["appliable"]:  # nested checkpoints: said, not run
+                continue
+            self.assertLessEqual(planned["apply"]["predicted_peak_bytes"], budget)
+            plans.append(f"budget-{k}.json")
+            with open(self.path(plans[-1]), "w") as f:
+                f.write(r.stdout)
+        self.assertGreater(len(plans), 2)
+        status, result, err = self.verify(*plans, strict=True)
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r["within_budget"] for r in result["runs"][1:]], [True] * len(plans))
+        for run in result["runs"]:
+            self.assertEqual(run["forward_evaluations"]["observed"], run["forward_evaluations"]["predicted"])
 
     def test_positional_inputs_and_a_scalar_loss(self):
         doc = self.trace_with(f"{MODELS}:scalar_loss", "--inputs", f"{MODELS}:positional_inputs")
