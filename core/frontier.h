@@ -89,6 +89,10 @@ struct Frontier {
     bool timed = false;
     double secondsPerCost = 0;
     std::vector<FrontierPoint> offloadCurve;
+    // Op-level models only (core/op_frontier.h): `curve` is then the op-level
+    // plans' front and this the block-level plans' (each block kept whole or
+    // re-run), same order; never below `curve`.
+    std::vector<FrontierPoint> blockCurve;
 };
 
 // Throws LimitExceeded for models the budget planner cannot take (too large),

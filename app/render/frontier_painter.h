@@ -26,6 +26,7 @@ struct FrontierLayout {
     double bytesTop = 1, costTop = 1;
     std::vector<double> costTicks, byteTicks;
     QPolygonF staircase;
+    QPolygonF blockStaircase;    // Frontier::blockCurve (op-level models), empty otherwise
     std::vector<QPointF> points; // Frontier::named, in order
     std::vector<PeakLabel> labels;
     static constexpr double kPenWidth = 2.5;

@@ -77,6 +77,13 @@ public:
     // Adds a pane with the budget planner's plan for `budget` ("2 GiB", "12
     // nodes"): "" when added, else why not.
     QString planForBudget(const QString &budget);
+    // On an op-level model (Model::isOpLevel) the budget plan is the exact
+    // op-level planner's (strategy op-budget). Adds a pane with one of the
+    // op-level strategies (opLevelStrategies(): save-matmuls, attention-core,
+    // per-block, op-budget with `budget`): "" when added, else why not (the
+    // model is not op level, a bad budget, no room for a pane).
+    static const std::vector<std::string> &opLevelStrategies();
+    QString addOpLevelPlan(const std::string &strategy, const QString &budget = QString());
 
     // The link for offloading: every pane is timed on it; off when its link is
     // empty. Returns "" or, leaving everything as it was, the message of the

@@ -31,6 +31,14 @@ bool usesLink(const PaneConfig &config) {
     return strategy && strategy->usesLink();
 }
 
+// A budget in bytes with a unit, at least 1; throws InvalidArgument.
+std::int64_t budgetBytes(const QString &text) {
+    const std::int64_t bytes = parseBytes(text.toStdString(), "budget");
+    if (bytes < 1)
+        throw InvalidArgument("a budget must be at least 1 byte, got '" + text.toStdString() + "'");
+    return bytes;
+}
+
 } // namespace
 
 std::shared_ptr<const Model> Session::chainModel(int layers) const {
@@ -106,6 +114,8 @@ void Session::setLayers(int layers) {
 }
 
 QString Session::planForBudget(const QString &text) {
+    if (model_->isOpLevel())
+        return addOpLevelPlan("op-budget", text);
     PaneConfig config;
     config.strategy = "budget";
     const QString t = text.trimmed();
@@ -119,9 +129,7 @@ QString Session::planForBudget(const QString &text) {
                 throw InvalidArgument("a budget in nodes must be at least 1, got '" + t.toStdString() + "'");
             config.params.budgetNodes = count;
         } else {
-            config.params.budgetBytes = parseBytes(t.toStdString(), "budget");
-            if (*config.params.budgetBytes < 1)
-                throw InvalidArgument("a budget must be at least 1 byte, got '" + t.toStdString() + "'");
+            config.params.budgetBytes = budgetBytes(t);
         }
     } catch (const std::exception &e) {
         return tr("%1\n\nGive bytes with a unit (\"2 GiB\", \"512MB\") or a number of nodes (\"12 nodes\").")
@@ -132,6 +140,33 @@ QString Session::planForBudget(const QString &text) {
     // Planned in the background with progress and Cancel (plansSlowly); a
     // budget below the model's minimum comes back as the pane's error.
     addPane(config);
+    return {};
+}
+
+const std::vector<std::string> &Session::opLevelStrategies() {
+    static const std::vector<std::string> names{"op-budget", "save-matmuls", "attention-core", "per-block"};
+    return names;
+}
+
+QString Session::addOpLevelPlan(const std::string &strategy, const QString &budget) {
+    if (!model_->isOpLevel())
+        return tr("%1 plans op-level models only; this model has no \"op\" per node. Open one "
+                  "(File > Open model, e.g. gpt2-2layers-seq1024-ops.json) or trace one with "
+                  "python3 -m remat_torch trace --granularity op.")
+            .arg(QString::fromStdString(strategy));
+    PaneConfig config;
+    config.strategy = strategy;
+    if (strategy == "op-budget") {
+        try {
+            config.params.budgetBytes = budgetBytes(budget.trimmed());
+        } catch (const std::exception &e) {
+            return tr("%1\n\nAn op-level plan takes a budget in bytes with a unit (\"300 MiB\", \"2 GiB\").")
+                .arg(QString::fromUtf8(e.what()));
+        }
+    }
+    if (paneCount() >= kMaxPanes)
+        return tr("At most %1 panes side by side: remove a pane first.").arg(kMaxPanes);
+    addPane(config); // a budget below every plan's peak comes back as the pane's error
     return {};
 }
 

@@ -14,6 +14,7 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
     registry.add(makeAutoStrategy());
     registry.add(makeOffloadAllStrategy());
     registry.add(makeOffloadBudgetStrategy());
+    addOpLevelStrategies(registry);
 }
 
 } // namespace remat
