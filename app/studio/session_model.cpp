@@ -6,11 +6,14 @@
 #include "app/studio/session.h"
 #include "core/errors.h"
 #include "core/model_io.h"
+#include "core/op_plan.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>
+
+#include <algorithm>
 
 namespace remat::studio {
 
@@ -70,6 +73,10 @@ void Session::setModel(std::shared_ptr<const Model> model, const QString &name) 
 
 void Session::replaceModel(std::shared_ptr<const Model> model, const QString &name, const QString &file) {
     player_.pause();
+    if (openedBlock_ >= 0) {
+        openedBlock_ = -1;
+        emit openedBlockChanged(-1);
+    }
     model_ = std::move(model);
     modelName_ = name;
     modelFile_ = file;
@@ -141,6 +148,24 @@ QString Session::planForBudget(const QString &text) {
     // budget below the model's minimum comes back as the pane's error.
     addPane(config);
     return {};
+}
+
+void Session::setOpenedBlock(int block) {
+    int blocks = 0;
+    try {
+        const OpGraph graph = opGraph(*model_);
+        blocks = static_cast<int>(
+            std::count_if(graph.groups.begin(), graph.groups.end(), [](const OpGroup &g) { return g.selectable; }));
+    } catch (const std::exception &e) {
+        say(tr("No block to open: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (block < -1 || block >= blocks) {
+        say(tr("Block %1 does not exist; the model has blocks 0 to %2.").arg(block).arg(blocks - 1));
+        return;
+    }
+    openedBlock_ = block == openedBlock_ ? -1 : block;
+    emit openedBlockChanged(openedBlock_);
 }
 
 const std::vector<std::string> &Session::opLevelStrategies() {

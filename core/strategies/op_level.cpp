@@ -34,6 +34,7 @@ public:
     // Op-level models only: never part of "all" or of sweeps over chains.
     bool runsWithDefaults() const override { return false; }
     bool worksOnGraphs() const override { return true; }
+    bool needsOpLevel() const override { return true; }
 
 protected:
     OpEstimate countOps(const Model &model, const StrategyParams &) const override {

@@ -33,7 +33,7 @@ inline std::vector<Planned> allSchedules(const Model &model) {
     std::vector<Planned> out;
     const int n = model.layers();
     for (const Strategy *s : StrategyRegistry::builtin().all()) {
-        if (s->usesLink())
+        if (s->usesLink() || (s->needsOpLevel() && !model.isOpLevel()))
             continue;
         StrategyParams params;
         if (s->name() == "checkpoints") {
@@ -66,7 +66,8 @@ inline TracedStep traceStep(Backend &backend, const std::shared_ptr<const Model>
     out.record = executor.runStep(options);
     const auto &during = out.record.trace.during;
     if (static_cast<std::int64_t>(during.size()) != tl.steps()) {
-        out.mismatch = "trace has " + std::to_string(during.size()) + " ops, the schedule " + std::to_string(tl.steps());
+        out.mismatch =
+            "trace has " + std::to_string(during.size()) + " ops, the schedule " + std::to_string(tl.steps());
         return out;
     }
     for (std::int64_t t = 0; t < tl.steps() && out.mismatch.empty(); ++t)

@@ -4,6 +4,7 @@
 // link checked before anything changes, model files all or nothing, stale
 // background results dropped, Cancel, and a session saved to and restored
 // from a settings file.
+#include "app/render/op_block_layout.h"
 #include "app/studio/player.h"
 #include "app/studio/resource_files.h"
 #include "app/studio/session.h"
@@ -240,18 +241,7 @@ private slots:
         const OpGraph graph = opGraph(model);
         const KeepSet keep = keepMatmuls(model, graph);
         const Timeline &timeline = *session.run(index)->timeline;
-        // The forward pass ends before the first gradient or the first re-run.
-        std::int64_t lastForward = -1;
-        std::vector<std::uint8_t> computed(static_cast<std::size_t>(model.nodeCount()), 0);
-        for (;; ++lastForward) {
-            const Op op = timeline.op(lastForward + 1);
-            if (op.kind != OpKind::Compute)
-                continue;
-            if (model.isBackward(op.node) || computed[op.node])
-                break;
-            computed[op.node] = 1;
-        }
-        const StepState state = timeline.stateAt(lastForward);
+        const StepState state = timeline.stateAt(render::forwardPassEnd(timeline));
         int checkpointed = 0;
         for (std::size_t g = 0; g < graph.groups.size(); ++g) {
             if (!graph.groups[g].selectable || storesGroup(graph, keep, static_cast<int>(g)))
@@ -263,6 +253,19 @@ private slots:
         }
         QCOMPARE(checkpointed, 2);
 
+        // A block opens into its ops and closes again; a new model closes it.
+        QSignalSpy opened(&session, &Session::openedBlockChanged);
+        session.setOpenedBlock(1);
+        QCOMPARE(session.openedBlock(), 1);
+        session.setOpenedBlock(1);
+        QCOMPARE(session.openedBlock(), -1);
+        QSignalSpy said(&session, &Session::message);
+        session.setOpenedBlock(2); // the model has blocks 0 and 1
+        QCOMPARE(session.openedBlock(), -1);
+        QVERIFY(said.last().first().toString().contains("does not exist"));
+        session.setOpenedBlock(0);
+        QCOMPARE(opened.count(), 3);
+
         // The budget plan of an op-level model is the op-level planner's.
         while (session.paneCount() >= Session::kMaxPanes)
             session.removePane(0);
@@ -271,6 +274,11 @@ private slots:
         QCOMPARE(session.paneConfig(planned).strategy, std::string("op-budget"));
         QTRY_VERIFY_WITH_TIMEOUT(!session.isSimulating() && session.run(planned), 60000);
         QVERIFY(session.run(planned)->summary.peakBytes <= 300ll << 20);
+        session.setLayers(8);
+        QCOMPARE(session.openedBlock(), -1);
+        session.setOpenedBlock(0); // a chain has no blocks: said, not opened
+        QCOMPARE(session.openedBlock(), -1);
+        QVERIFY(said.last().first().toString().contains("not at op level"));
     }
 
     void aSupersededBackgroundResultIsDropped() {
