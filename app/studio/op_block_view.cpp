@@ -22,6 +22,7 @@ OpBlockView::OpBlockView(Session &session, Player &player, QWidget *parent)
     : QWidget(parent), session_(session), player_(player) {
     setObjectName(QStringLiteral("opBlockView"));
     setMinimumHeight(render::OpBlockLayout::kStripHeight + 8);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed); // its height follows the opened block
     setToolTip(tr("Blocks of the op-level model: double-click one to open it into its ops (kept, re-run, in memory "
                   "now, for the right-most pane)"));
     connect(&session_, &Session::modelChanged, this, &OpBlockView::modelChanged);
@@ -29,6 +30,7 @@ OpBlockView::OpBlockView(Session &session, Player &player, QWidget *parent)
     connect(&session_, &Session::openedBlockChanged, this, [this](int block) {
         // Room for a block's ops (GPT-2's 24 fill three rows at 1280 pixels).
         setMinimumHeight(block < 0 ? render::OpBlockLayout::kStripHeight + 8 : 190);
+        updateGeometry();
         update();
     });
     connect(&player_, &Player::positionChanged, this, qOverload<>(&QWidget::update));

@@ -19,7 +19,7 @@ class OpBlockView : public QWidget {
     Q_OBJECT
 public:
     OpBlockView(Session &session, Player &player, QWidget *parent = nullptr);
-    QSize sizeHint() const override { return {800, 150}; }
+    QSize sizeHint() const override { return {800, minimumHeight()}; }
     // Presentation mode leaves the stage to the panes and the chart (as the
     // summary table): the panel is hidden while presenting.
     void setPresenting(bool on);
