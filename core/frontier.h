@@ -98,6 +98,10 @@ struct Frontier {
     // curve shows it. frontierCostAt(budgetBytes) is the optimum beside it.
     std::vector<FrontierPoint> dtrCurve;
     std::int64_t dtrMinimumBytes = 0; // the least budget dtr takes
+    // Op-level models only (core/op_frontier.h): `curve` is then the op-level
+    // plans' front and this the block-level plans' (each block kept whole or
+    // re-run), same order; never below `curve`.
+    std::vector<FrontierPoint> blockCurve;
 };
 
 // Throws LimitExceeded for models the budget planner cannot take (too large),

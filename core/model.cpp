@@ -219,6 +219,19 @@ std::string Model::name(NodeId id) const {
     return (isBackward(id) ? "b_" : "a_") + std::to_string(indexOf(id));
 }
 
+void Model::setOpLevel(std::vector<std::string> ops, std::vector<std::string> blocks) {
+    const auto named = [](const std::string &op) { return !op.empty(); };
+    if (std::none_of(ops.begin(), ops.end(), named)) {
+        ops_.clear();
+        blocks_.clear();
+        return;
+    }
+    ops.resize(static_cast<std::size_t>(forwardCount_));
+    blocks.resize(static_cast<std::size_t>(forwardCount_));
+    ops_ = std::move(ops);
+    blocks_ = std::move(blocks);
+}
+
 const std::string &Model::label(int forwardIndex) const {
     static const std::string none;
     return labels_.empty() ? none : labels_[forwardIndex];

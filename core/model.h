@@ -89,6 +89,16 @@ public:
     const std::string &costUnit() const { return costUnit_; }
     void setCostUnit(std::string unit) { costUnit_ = std::move(unit); }
 
+    // Op-level model files (docs/model-format.md, "op"): by forward index, the
+    // PyTorch op that makes the node ("" where the file names none) and the
+    // block it runs in (its first "module", "" outside blocks). Both empty for
+    // other models. core/op_plan.h groups nodes into blocks from them.
+    bool isOpLevel() const { return !ops_.empty(); }
+    const std::vector<std::string> &ops() const { return ops_; }
+    const std::vector<std::string> &blocks() const { return blocks_; }
+    // Both resized to forwardCount(); `ops` with no non-empty entry clears them.
+    void setOpLevel(std::vector<std::string> ops, std::vector<std::string> blocks);
+
     std::int64_t bytes(NodeId id) const { return bytes_[id]; }
     double cost(NodeId id) const { return cost_[id]; }
     std::int64_t workspace(NodeId id) const { return workspace_[id]; }
@@ -135,6 +145,8 @@ private:
     bool isChain_ = false;
     bool sizesInNodes_ = false;
     std::string costUnit_;
+    std::vector<std::string> ops_;    // empty unless op level
+    std::vector<std::string> blocks_; // parallel to ops_
     std::vector<std::int64_t> bytes_;
     std::vector<double> cost_;
     std::vector<std::int64_t> workspace_;

@@ -260,6 +260,13 @@ ModelFile parseModelJson(std::string_view text, const std::string &origin) {
     try {
         out.model = Model::fromForward(std::move(specs));
         out.model.setCostUnit(std::move(costUnit));
+        if (!out.ops.empty()) {
+            std::vector<std::string> blocks(out.ops.size());
+            for (std::size_t i = 0; i < blocks.size() && i < out.modules.size(); ++i)
+                if (!out.modules[i].empty())
+                    blocks[i] = out.modules[i][0];
+            out.model.setOpLevel(out.ops, std::move(blocks));
+        }
     } catch (const InvalidArgument &e) {
         throw InvalidArgument(origin + ": /nodes: " + e.what());
     }

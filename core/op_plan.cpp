@@ -63,10 +63,18 @@ bool isMatmulOp(const std::string &op) {
     return std::any_of(std::begin(names), std::end(names), [&](const char *n) { return base.rfind(n, 0) == 0; });
 }
 
+const char *const kNotOpLevel = "the model is not at op level (no node has an \"op\"); trace it with "
+                                "python3 -m remat_torch trace --granularity op";
+
+OpGraph opGraph(const Model &model) {
+    if (!model.isOpLevel())
+        throw InvalidArgument(kNotOpLevel);
+    return opGraph(model, model.blocks(), model.ops());
+}
+
 OpGraph opGraph(const ModelFile &file) {
     if (file.ops.empty())
-        throw InvalidArgument("the model is not at op level (no node has an \"op\"); trace it with "
-                              "python3 -m remat_torch trace --granularity op");
+        throw InvalidArgument(kNotOpLevel);
     std::vector<std::string> modules(static_cast<std::size_t>(file.model.forwardCount()));
     for (std::size_t i = 0; i < modules.size() && i < file.modules.size(); ++i)
         if (!file.modules[i].empty())

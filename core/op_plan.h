@@ -37,6 +37,8 @@ struct OpGraph {
 // same first "module". Throws InvalidArgument when the file is not op level
 // (no node has an "op") or has no block of two or more nodes.
 OpGraph opGraph(const ModelFile &file);
+// The same from a model read from such a file (Model::isOpLevel).
+OpGraph opGraph(const Model &model);
 // The same from a model, each node's block module ("" outside blocks) and op.
 OpGraph opGraph(const Model &model, const std::vector<std::string> &modules, std::vector<std::string> ops);
 

@@ -60,6 +60,9 @@ public:
     // True when its schedules move activations to host and back: it needs
     // StrategyParams::machine with a link (docs/model.md, offloading).
     virtual bool usesLink() const { return false; }
+    // True when it plans only op-level models (Model::isOpLevel): the
+    // selective-checkpointing strategies of core/strategies/op_level.cpp.
+    virtual bool needsOpLevel() const { return false; }
 
     // Validates parameters, refuses schedules over kMaxOps, then plans.
     // Throws InvalidArgument or LimitExceeded with a message for the user.

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "core/model_io.h"
+#include "core/op_frontier.h"
 #include "core/op_plan.h"
 #include "core/planners/op_exact.h"
 #include "core/report.h"
@@ -31,32 +32,6 @@ OpPlannerOptions plannerOptions(const PlanOptions &options) {
                                   options.timeLimit + "\"");
     }
     return o;
-}
-
-struct Counted {
-    std::string label;
-    KeepSet keep;
-    Summary summary;
-    double recompute = 0;
-};
-
-Counted count(const Model &model, const OpGraph &graph, std::string label, KeepSet keep) {
-    Counted c{std::move(label), std::move(keep), {}, 0};
-    c.summary = Simulator::summarize(model, opSchedule(model, graph, c.keep, c.label));
-    c.recompute = recomputeCost(model, graph, c.keep);
-    return c;
-}
-
-std::vector<Counted> namedPolicies(const Model &model, const OpGraph &graph) {
-    std::vector<Counted> out;
-    out.push_back(count(model, graph, "store-all", keepEverything(graph)));
-    out.push_back(count(model, graph, "per-block checkpointing", keepBlockOutputs(graph)));
-    out.push_back(
-        count(model, graph, "save matmuls (PyTorch's selective checkpointing recipe)", keepMatmuls(model, graph)));
-    const KeepSet core = keepAllButAttentionCore(model, graph);
-    if (!core.empty())
-        out.push_back(count(model, graph, "selective (attention core, Megatron)", core));
-    return out;
 }
 
 std::string percent(double fraction) {
@@ -113,42 +88,38 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
     const Model &model = planned.file.model;
     const int samples =
         options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
-    OpPlannerOptions blockOnly = plannerOptions(options);
-    blockOnly.blockLevel = true;
-    const OpPlanner op(model, graph, plannerOptions(options)), block(model, graph, blockOnly);
-    const std::int64_t from = op.minimumPeakBytes(), to = op.storeAllPeakBytes();
-    const auto named = namedPolicies(model, graph);
+    const OpFrontier frontier = computeOpFrontier(model, graph, samples, plannerOptions(options));
+    const auto &named = frontier.named;
     const Summary &storeAll = named.front().summary;
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     const std::string unit = model.costUnit().empty() ? "" : " " + model.costUnit();
     if (options.format != Format::Json)
         out << "model " << planned.title << ": " << graph.groups.size() - 1 << " groups, " << model.forwardCount() - 1
             << " op nodes\n"
-            << (op.exact() ? "op-level plans exact (gap 0)\n"
-                           : "op-level plans not proven optimal: " + op.inexactReason() + "\n")
+            << (frontier.exact ? "op-level plans exact (gap 0)\n"
+                               : "op-level plans not proven optimal: " + frontier.inexactReason + "\n")
             << "budget        op-level re-run     block-level re-run\n";
-    for (int k = 0; k < samples; ++k) {
-        const std::int64_t budget = from + (to - from) * k / (samples - 1);
-        const auto o = op.plan(budget), b = block.plan(budget);
-        nlohmann::ordered_json point{{"budget_bytes", budget}};
+    for (const OpCurvePoint &p : frontier.points) {
+        const auto &o = p.opLevel, &b = p.blockLevel;
+        nlohmann::ordered_json point{{"budget_bytes", p.budgetBytes}};
         point["op_level_recompute"] = o ? numberJson(o->recomputeCost) : nlohmann::ordered_json();
         point["block_level_recompute"] = b ? numberJson(b->recomputeCost) : nlohmann::ordered_json();
         curve.push_back(point);
         if (options.format != Format::Json)
-            out << formatBytes(budget) << "  " << (o ? numberText(o->recomputeCost) + unit : "-") << "  "
+            out << formatBytes(p.budgetBytes) << "  " << (o ? numberText(o->recomputeCost) + unit : "-") << "  "
                 << (b ? numberText(b->recomputeCost) + unit : "no block-level plan fits") << "\n";
     }
     if (options.format == Format::Json) {
         nlohmann::ordered_json doc, points = nlohmann::ordered_json::array();
-        for (const Counted &c : named)
+        for (const OpPolicy &c : named)
             points.push_back({{"label", c.label},
                               {"peak_bytes", c.summary.peakBytes},
                               {"cost", numberJson(c.summary.cost)},
                               {"recompute_cost", numberJson(c.recompute)}});
         doc["granularity"] = "op";
-        doc["exact"] = op.exact();
-        if (!op.exact())
-            doc["solver"] = op.inexactReason() + " (gap not bounded)";
+        doc["exact"] = frontier.exact;
+        if (!frontier.exact)
+            doc["solver"] = frontier.inexactReason + " (gap not bounded)";
         doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         doc["curve"] = curve;
         doc["named"] = points;
@@ -156,7 +127,7 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
         return;
     }
     out << "\nnamed policies (peak, against store-all; re-run cost, extra compute):\n";
-    for (const Counted &c : named)
+    for (const OpPolicy &c : named)
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
 }
 
@@ -186,8 +157,9 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     if (!result)
         throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
                               formatBytes(planner.minimumPeakBytes()));
-    const Counted plan = count(model, graph, "op-level plan for " + formatBytes(budget), result->keep);
-    const auto named = namedPolicies(model, graph);
+    const OpPolicy plan =
+        countOpPolicy(model, graph, "op-level plan for " + formatBytes(budget), "op-budget", result->keep);
+    const auto named = opNamedPolicies(model, graph);
     const Summary &storeAll = named.front().summary;
     const std::string unit = model.costUnit().empty() ? "" : " " + model.costUnit();
     if (options.format == Format::Json) {
@@ -208,7 +180,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
                        {"seconds", seconds}};
         doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         nlohmann::ordered_json points = nlohmann::ordered_json::array();
-        for (const Counted &c : named)
+        for (const OpPolicy &c : named)
             points.push_back({{"label", c.label},
                               {"peak_bytes", c.summary.peakBytes},
                               {"cost", numberJson(c.summary.cost)},
@@ -227,7 +199,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
                           : "not proven optimal: " + planner.inexactReason())
         << ", " << numberText(seconds) << " s\n\n";
     printRow(out, plan.label, plan.summary, plan.recompute, storeAll, unit);
-    for (const Counted &c : named)
+    for (const OpPolicy &c : named)
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
     out << "\nre-run before each block's backward:\n";
     for (std::size_t g = 0; g < graph.groups.size(); ++g) {

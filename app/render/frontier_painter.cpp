@@ -17,6 +17,42 @@ QString qs(const std::string &s) {
     return QString::fromStdString(s);
 }
 
+// A plan with peak p serves every budget from p until the next, cheaper one.
+QPolygonF staircaseOf(const FrontierLayout &l, const std::vector<FrontierPoint> &curve) {
+    QPolygonF line;
+    if (curve.empty())
+        return line;
+    line << QPointF(l.x(static_cast<double>(curve.front().peakBytes)), l.y(curve.front().cost));
+    for (std::size_t i = 1; i < curve.size(); ++i)
+        line << QPointF(l.x(static_cast<double>(curve[i].peakBytes)), l.y(curve[i - 1].cost))
+             << QPointF(l.x(static_cast<double>(curve[i].peakBytes)), l.y(curve[i].cost));
+    line << QPointF(l.plot.right(), l.y(curve.back().cost));
+    return line;
+}
+
+// Which staircase is which, top right of the plot (op-level models).
+void drawCurveKey(QPainter &painter, const FrontierLayout &l, const QFontMetricsF &metrics, const Palette &palette) {
+    const QString op = QStringLiteral("op level (tensor by tensor)"), block = QStringLiteral("block level");
+    const double w = std::max(metrics.horizontalAdvance(op), metrics.horizontalAdvance(block)) + 40;
+    const double h = metrics.height();
+    const QRectF box(l.plot.right() - w - 6, l.plot.top() + 6, w, 2 * h + 8);
+    QColor backing = palette.background;
+    backing.setAlpha(230);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(backing);
+    painter.drawRect(box);
+    const auto row = [&](int i, const QPen &pen, const QString &text) {
+        const double y = box.top() + 4 + h * (i + 0.5);
+        painter.setPen(pen);
+        painter.drawLine(QPointF(box.left() + 4, y), QPointF(box.left() + 28, y));
+        painter.setPen(palette.text);
+        painter.drawText(QRectF(box.left() + 34, y - h / 2, w - 34, h), Qt::AlignLeft | Qt::AlignVCenter, text);
+    };
+    row(0, QPen(palette.paneColour(0), FrontierLayout::kPenWidth), op);
+    row(1, QPen(palette.mutedText, FrontierLayout::kPenWidth, Qt::DashLine), block);
+    painter.setBrush(Qt::NoBrush);
+}
+
 } // namespace
 
 FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &metrics, const Frontier &f,
@@ -29,6 +65,8 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
         maxCost = std::max(maxCost, p.cost);
         maxPeak = std::max(maxPeak, p.peakBytes);
     }
+    for (const auto &p : f.blockCurve)
+        maxCost = std::max(maxCost, p.cost);
     for (const auto &p : f.named) {
         maxCost = std::max(maxCost, p.cost);
         maxPeak = std::max(maxPeak, p.peakBytes);
@@ -51,12 +89,8 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
             l.byteTicks.push_back(b);
     if (f.curve.empty())
         return l;
-    // The staircase: a plan with peak p serves every budget from p until the next, cheaper one.
-    l.staircase << QPointF(l.x(static_cast<double>(f.curve.front().peakBytes)), l.y(f.curve.front().cost));
-    for (std::size_t i = 1; i < f.curve.size(); ++i)
-        l.staircase << QPointF(l.x(static_cast<double>(f.curve[i].peakBytes)), l.y(f.curve[i - 1].cost))
-                    << QPointF(l.x(static_cast<double>(f.curve[i].peakBytes)), l.y(f.curve[i].cost));
-    l.staircase << QPointF(l.plot.right(), l.y(f.curve.back().cost));
+    l.staircase = staircaseOf(l, f.curve);
+    l.blockStaircase = staircaseOf(l, f.blockCurve);
     for (const FrontierPoint &p : f.dtrCurve)
         l.dtrLine << QPointF(l.x(static_cast<double>(p.budgetBytes)), l.y(p.cost));
     std::vector<QSizeF> sizes;
@@ -64,8 +98,8 @@ FrontierLayout FrontierLayout::make(const QRectF &rect, const QFontMetricsF &met
         l.points.emplace_back(l.x(static_cast<double>(p.peakBytes)), l.y(p.cost));
         sizes.emplace_back(metrics.horizontalAdvance(qs(p.label)) + 6, metrics.height());
     }
-    l.labels = placePeakLabels(l.points, sizes, kPointRadius + 1, {l.staircase, l.dtrLine}, kPenWidth / 2 + 1, {},
-                               l.plot.adjusted(1, 1, -1, -1));
+    l.labels = placePeakLabels(l.points, sizes, kPointRadius + 1, {l.staircase, l.blockStaircase, l.dtrLine},
+                               kPenWidth / 2 + 1, {}, l.plot.adjusted(1, 1, -1, -1));
     return l;
 }
 
@@ -114,8 +148,13 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
                          .arg(f.dtrCurve.empty() ? QString() : QStringLiteral(", dtr at each budget (dashed)"),
                               costUnit.empty() ? QStringLiteral("op costs") : qs(costUnit)));
 
-    painter.setPen(QPen(palette.paneColour(0), FrontierLayout::kPenWidth));
     painter.setBrush(Qt::NoBrush);
+    if (!l.blockStaircase.isEmpty()) {
+        painter.setPen(QPen(palette.mutedText, FrontierLayout::kPenWidth, Qt::DashLine));
+        painter.drawPolyline(l.blockStaircase);
+        drawCurveKey(painter, l, metrics, palette);
+    }
+    painter.setPen(QPen(palette.paneColour(0), FrontierLayout::kPenWidth));
     painter.drawPolyline(l.staircase);
     if (!l.dtrLine.isEmpty()) {
         // The runtime's answer: no plan, so no staircase; its label at its cheapest end.

@@ -26,6 +26,7 @@ struct FrontierLayout {
     double bytesTop = 1, costTop = 1;
     std::vector<double> costTicks, byteTicks;
     QPolygonF staircase;
+    QPolygonF blockStaircase;    // Frontier::blockCurve (op-level models), empty otherwise
     std::vector<QPointF> points; // Frontier::named, in order
     QPolygonF dtrLine;           // Frontier::dtrCurve: dtr's compute at each budget (x: the budget)
     std::vector<PeakLabel> labels;

@@ -4,6 +4,7 @@
 #include "app/render/palette.h"
 #include "app/studio/session.h"
 #include "core/errors.h"
+#include "core/op_frontier.h"
 #include "core/units.h"
 
 #include <QApplication>
@@ -76,6 +77,14 @@ FrontierPanel::FrontierPanel(std::shared_ptr<const Model> model, QWidget *parent
         options.progress = [done](double fraction) { done->store(static_cast<int>(fraction * 1000)); };
         options.cancelled = [stop] { return stop->load(); };
         try {
+            if (model->isOpLevel()) {
+                // The op-level and block-level plans' curves and the named
+                // policies (core/op_frontier.h), as `remat plan --granularity op --frontier`.
+                OpPlannerOptions op;
+                op.progress = options.progress;
+                op.cancelled = options.cancelled;
+                return {opFrontierCurves(computeOpFrontier(*model, opGraph(*model), options.samples, op)), false, {}};
+            }
             return {computeFrontier(*model, options), false, {}};
         } catch (const Cancelled &) {
             return {std::nullopt, true, {}};
@@ -124,11 +133,13 @@ void FrontierPanel::onFinished() {
         return;
     }
     Frontier f = std::move(*outcome.frontier);
-    const QString text =
-        tr("%1 steps from %2 to store-all's %3; each point is a schedule counted by the simulator.")
-            .arg(f.curve.size())
-            .arg(qs(formatSize(f.curve.empty() ? 0 : f.curve.front().peakBytes, model_->sizesInNodes())),
-                 qs(formatSize(f.storeAllBytes, model_->sizesInNodes())));
+    QString text = tr("%1 steps from %2 to store-all's %3; each point is a schedule counted by the simulator.")
+                       .arg(f.curve.size())
+                       .arg(qs(formatSize(f.curve.empty() ? 0 : f.curve.front().peakBytes, model_->sizesInNodes())),
+                            qs(formatSize(f.storeAllBytes, model_->sizesInNodes())));
+    if (!f.blockCurve.empty())
+        text += tr(" Op level: the solid staircase keeps and re-runs single tensors; the dashed one keeps or re-runs "
+                   "whole blocks.");
     chart_->setFrontier(std::move(f), model_->sizesInNodes(), model_->costUnit());
     status_->setText(text);
     emit computed(true);

@@ -4,6 +4,7 @@
 #include "app/studio/lesson_caption.h"
 #include "app/studio/lesson_controller.h"
 #include "app/studio/memory_chart_view.h"
+#include "app/studio/op_block_view.h"
 #include "app/studio/pane_widget.h"
 #include "app/studio/player_bar.h"
 #include "app/studio/studio_look.h"
@@ -42,6 +43,8 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     centralLayout->setSpacing(4);
     legend_ = new LegendWidget(central);
     centralLayout->addWidget(legend_);
+    // Op-level models: the blocks, one opened into its ops (hidden otherwise).
+    centralLayout->addWidget(new OpBlockView(*session_, *player_, central));
 
     auto *splitter = new QSplitter(Qt::Vertical, central);
     splitter->setObjectName("mainSplitter");

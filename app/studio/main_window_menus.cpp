@@ -102,6 +102,27 @@ void MainWindow::buildPanesMenu() {
     });
     plan->setObjectName("planForBudget");
     plan->setShortcut(QKeySequence(tr("Ctrl+B")));
+    // Selective checkpointing of op-level models (core/strategies/op_level.cpp).
+    QMenu *opLevel = panes->addMenu(tr("&Op-level plan"));
+    opLevel->setObjectName("opLevelPlan");
+    for (const std::string &name : Session::opLevelStrategies()) {
+        QAction *a = opLevel->addAction(QString::fromStdString(name), this, [this, name] {
+            QString budget;
+            if (name == "op-budget") {
+                bool ok = false;
+                budget = QInputDialog::getText(this, tr("Op-level plan"),
+                                               tr("Memory budget for the op-level plan (which tensors to keep, "
+                                                  "which to re-run): bytes with a unit (300 MiB, 2 GiB)."),
+                                               QLineEdit::Normal, QStringLiteral("300 MiB"), &ok);
+                if (!ok)
+                    return;
+            }
+            const QString error = session_->addOpLevelPlan(name, budget);
+            if (!error.isEmpty())
+                showMessageBox(tr("Op-level plan"), error, true);
+        });
+        a->setObjectName(QStringLiteral("opLevel-%1").arg(QString::fromStdString(name)));
+    }
     addLinkAction(panes, *session_, this); // app/studio/link_dialog.h
     syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
     syncByTime_->setCheckable(true);

@@ -86,7 +86,8 @@ std::string describeParams(const PaneConfig &config) {
 }
 
 bool plansSlowly(const PaneConfig &config) {
-    return config.strategy == "budget" || config.strategy == "auto" || config.strategy == "offload-budget";
+    return config.strategy == "budget" || config.strategy == "auto" || config.strategy == "offload-budget" ||
+           config.strategy == "op-budget";
 }
 
 } // namespace remat::studio

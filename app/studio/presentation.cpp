@@ -3,6 +3,7 @@
 // most of the height, so their nodes grow, and every text of the window grows.
 // The memory chart keeps a third of the window's height, at any window size.
 #include "app/studio/main_window.h"
+#include "app/studio/op_block_view.h"
 #include "app/studio/pane_widget.h"
 #include "app/studio/summary_table.h"
 
@@ -75,6 +76,8 @@ void MainWindow::setPresentationMode(bool on) {
     }
     toolbar->setVisible(on ? false : presentation_.toolbarShown);
     table_->setVisible(!on);
+    if (auto *blocks = findChild<OpBlockView *>())
+        blocks->setPresenting(on);
     for (PaneWidget *pane : panes_)
         pane->setPresenting(on);
     rebuildPaneGrid();

@@ -77,6 +77,20 @@ public:
     // Adds a pane with the budget planner's plan for `budget` ("2 GiB", "12
     // nodes"): "" when added, else why not.
     QString planForBudget(const QString &budget);
+    // On an op-level model (Model::isOpLevel) the budget plan is the exact
+    // op-level planner's (strategy op-budget). Adds a pane with one of the
+    // op-level strategies (opLevelStrategies(): save-matmuls, attention-core,
+    // per-block, op-budget with `budget`): "" when added, else why not (the
+    // model is not op level, a bad budget, no room for a pane).
+    static const std::vector<std::string> &opLevelStrategies();
+    QString addOpLevelPlan(const std::string &strategy, const QString &budget = QString());
+
+    // The block of an op-level model opened into its ops (the Blocks panel,
+    // op_block_view.h): an index among its blocks of two or more ops, -1
+    // none. Opening the opened one closes it; on a model that is not op level
+    // or out of range it says why and changes nothing. A new model closes it.
+    int openedBlock() const { return openedBlock_; }
+    void setOpenedBlock(int block);
 
     // The link for offloading: every pane is timed on it; off when its link is
     // empty. Returns "" or, leaving everything as it was, the message of the
@@ -114,6 +128,7 @@ signals:
     void simulationProgress(double fraction); // from planners that report it
     void simulationFinished();
     void message(const QString &text, int timeoutMs);
+    void openedBlockChanged(int block);
 
 private:
     // A pane and what it shows. `id` stays fixed while panes come and go, so
@@ -164,6 +179,7 @@ private:
     MachineSpec fileMachine_; // the open model file's link and budget keys
     std::vector<Pane> panes_;
     int nextId_ = 1;
+    int openedBlock_ = -1;
 
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_;                   // waiting for the running background job

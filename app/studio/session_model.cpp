@@ -6,11 +6,14 @@
 #include "app/studio/session.h"
 #include "core/errors.h"
 #include "core/model_io.h"
+#include "core/op_plan.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
 #include <QFileInfo>
 #include <QRegularExpression>
+
+#include <algorithm>
 
 namespace remat::studio {
 
@@ -29,6 +32,14 @@ std::string graphStrategyFor(const std::string &chainStrategy) {
 bool usesLink(const PaneConfig &config) {
     const Strategy *strategy = StrategyRegistry::builtin().find(config.strategy);
     return strategy && strategy->usesLink();
+}
+
+// A budget in bytes with a unit, at least 1; throws InvalidArgument.
+std::int64_t budgetBytes(const QString &text) {
+    const std::int64_t bytes = parseBytes(text.toStdString(), "budget");
+    if (bytes < 1)
+        throw InvalidArgument("a budget must be at least 1 byte, got '" + text.toStdString() + "'");
+    return bytes;
 }
 
 } // namespace
@@ -62,6 +73,10 @@ void Session::setModel(std::shared_ptr<const Model> model, const QString &name) 
 
 void Session::replaceModel(std::shared_ptr<const Model> model, const QString &name, const QString &file) {
     player_.pause();
+    if (openedBlock_ >= 0) {
+        openedBlock_ = -1;
+        emit openedBlockChanged(-1);
+    }
     model_ = std::move(model);
     modelName_ = name;
     modelFile_ = file;
@@ -106,6 +121,8 @@ void Session::setLayers(int layers) {
 }
 
 QString Session::planForBudget(const QString &text) {
+    if (model_->isOpLevel())
+        return addOpLevelPlan("op-budget", text);
     PaneConfig config;
     config.strategy = "budget";
     const QString t = text.trimmed();
@@ -119,9 +136,7 @@ QString Session::planForBudget(const QString &text) {
                 throw InvalidArgument("a budget in nodes must be at least 1, got '" + t.toStdString() + "'");
             config.params.budgetNodes = count;
         } else {
-            config.params.budgetBytes = parseBytes(t.toStdString(), "budget");
-            if (*config.params.budgetBytes < 1)
-                throw InvalidArgument("a budget must be at least 1 byte, got '" + t.toStdString() + "'");
+            config.params.budgetBytes = budgetBytes(t);
         }
     } catch (const std::exception &e) {
         return tr("%1\n\nGive bytes with a unit (\"2 GiB\", \"512MB\") or a number of nodes (\"12 nodes\").")
@@ -132,6 +147,51 @@ QString Session::planForBudget(const QString &text) {
     // Planned in the background with progress and Cancel (plansSlowly); a
     // budget below the model's minimum comes back as the pane's error.
     addPane(config);
+    return {};
+}
+
+void Session::setOpenedBlock(int block) {
+    int blocks = 0;
+    try {
+        const OpGraph graph = opGraph(*model_);
+        blocks = static_cast<int>(
+            std::count_if(graph.groups.begin(), graph.groups.end(), [](const OpGroup &g) { return g.selectable; }));
+    } catch (const std::exception &e) {
+        say(tr("No block to open: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (block < -1 || block >= blocks) {
+        say(tr("Block %1 does not exist; the model has blocks 0 to %2.").arg(block).arg(blocks - 1));
+        return;
+    }
+    openedBlock_ = block == openedBlock_ ? -1 : block;
+    emit openedBlockChanged(openedBlock_);
+}
+
+const std::vector<std::string> &Session::opLevelStrategies() {
+    static const std::vector<std::string> names{"op-budget", "save-matmuls", "attention-core", "per-block"};
+    return names;
+}
+
+QString Session::addOpLevelPlan(const std::string &strategy, const QString &budget) {
+    if (!model_->isOpLevel())
+        return tr("%1 plans op-level models only; this model has no \"op\" per node. Open one "
+                  "(File > Open model, e.g. gpt2-2layers-seq1024-ops.json) or trace one with "
+                  "python3 -m remat_torch trace --granularity op.")
+            .arg(QString::fromStdString(strategy));
+    PaneConfig config;
+    config.strategy = strategy;
+    if (strategy == "op-budget") {
+        try {
+            config.params.budgetBytes = budgetBytes(budget.trimmed());
+        } catch (const std::exception &e) {
+            return tr("%1\n\nAn op-level plan takes a budget in bytes with a unit (\"300 MiB\", \"2 GiB\").")
+                .arg(QString::fromUtf8(e.what()));
+        }
+    }
+    if (paneCount() >= kMaxPanes)
+        return tr("At most %1 panes side by side: remove a pane first.").arg(kMaxPanes);
+    addPane(config); // a budget below every plan's peak comes back as the pane's error
     return {};
 }
 

@@ -15,6 +15,7 @@ void registerBuiltinStrategies(StrategyRegistry &registry) {
     registry.add(makeDtrStrategy());
     registry.add(makeOffloadAllStrategy());
     registry.add(makeOffloadBudgetStrategy());
+    addOpLevelStrategies(registry);
 }
 
 } // namespace remat

@@ -6,6 +6,8 @@
 
 namespace remat {
 
+class StrategyRegistry;
+
 std::unique_ptr<Strategy> makeStoreAllStrategy();
 std::unique_ptr<Strategy> makeRecomputeAllStrategy();
 std::unique_ptr<Strategy> makePeriodicStrategy();
@@ -17,5 +19,7 @@ std::unique_ptr<Strategy> makeAutoStrategy();
 std::unique_ptr<Strategy> makeDtrStrategy();
 std::unique_ptr<Strategy> makeOffloadAllStrategy();
 std::unique_ptr<Strategy> makeOffloadBudgetStrategy();
+// Op-level models (core/strategies/op_level.cpp): op-budget, save-matmuls, attention-core, per-block.
+void addOpLevelStrategies(StrategyRegistry &registry);
 
 } // namespace remat

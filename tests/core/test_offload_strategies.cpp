@@ -68,7 +68,7 @@ private slots:
         QFETCH(QString, strategy);
         const Strategy &s = StrategyRegistry::builtin().get(strategy.toStdString());
         for (const auto &[label, model] : models()) {
-            if (!model.isChain() && !s.worksOnGraphs())
+            if ((!model.isChain() && !s.worksOnGraphs()) || (s.needsOpLevel() && !model.isOpLevel()))
                 continue;
             StrategyParams params = paramsFor(s, model);
             if (s.usesLink()) {

@@ -53,7 +53,7 @@ inline std::vector<Planned> allSchedules(const Model &model) {
     std::vector<Planned> out;
     const int n = model.layers();
     for (const Strategy *s : StrategyRegistry::builtin().all()) {
-        if (s->usesLink())
+        if (s->usesLink() || (s->needsOpLevel() && !model.isOpLevel()))
             continue;
         StrategyParams params;
         if (s->name() == "checkpoints") {

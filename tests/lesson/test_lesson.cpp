@@ -251,7 +251,14 @@ private slots:
     // what its captions claim holds on the simulator's counts.
     void theBuiltinLessonTellsTheSeedsStory() {
         const Lesson lesson = loadLessonFile(builtinLesson().toStdString());
-        QCOMPARE(lesson.chapters.size(), std::size_t{7});
+        QVERIFY(lesson.chapters.size() >= 8);
+        // Chapters after the fourth are found by title: a lesson may gain chapters in between.
+        const auto titled = [&](const char *start) -> const Chapter & {
+            for (const Chapter &c : lesson.chapters)
+                if (c.title.rfind(start, 0) == 0)
+                    return c;
+            qFatal("no chapter titled \"%s...\"", start);
+        };
         auto strategies = [](const Chapter &c) {
             QStringList names;
             for (const Pane &p : c.panes)
@@ -283,9 +290,9 @@ private slots:
             QVERIFY2(r.summary.peakBytes <= base.summary.peakBytes, optimal.panes[i].strategy.c_str());
             QVERIFY2(r.summary.recomputations < base.summary.recomputations, optimal.panes[i].strategy.c_str());
         }
-        // 5: no plan: the runtime (dtr) within the budget planner's 12 nodes matches its compute; h = c/m
+        // 4b: no plan: the runtime (dtr) within the budget planner's 12 nodes matches its compute; h = c/m
         // recomputes more. The first eviction stop shows the compute an eviction made room for.
-        const Chapter &runtime = lesson.chapters[4];
+        const Chapter &runtime = titled("What if the runtime decides");
         QCOMPARE(strategies(runtime), (QStringList{"dtr", "dtr", "budget"}));
         QCOMPARE(*runtime.panes[1].params.heuristic, std::string("cost-per-byte"));
         const Replay dtr = replayOf(runtime, 0), costPerByte = replayOf(runtime, 1), planned = replayOf(runtime, 2);
@@ -298,16 +305,28 @@ private slots:
         QCOMPARE(dtr.timeline.op(evictionStop - 1).kind, OpKind::Free);
         QVERIFY(eventAt(dtr.timeline.schedule(), evictionStop - 1) != nullptr);
         QVERIFY(!stopStep(planned.timeline, StopKind::FirstEviction).has_value()); // a plan evicts nothing
-        // 6: a transformer with saved internals, per-block checkpointing keeps one block's internals at a time.
-        const Chapter &transformer = lesson.chapters[5];
+        // 5: a transformer with saved internals, per-block checkpointing keeps one block's internals at a time.
+        const Chapter &transformer = titled("A transformer");
         QVERIFY(transformer.model->hasSavedBytes());
         QVERIFY(transformer.stackByKind);
         QCOMPARE(*transformer.panes[1].params.every, 1);
         const Replay perBlock = replayOf(transformer, 1);
         QCOMPARE(perBlock.summary.peakSavedBytes, transformer.model->savedBytes(1));
         QVERIFY(perBlock.summary.peakBytes * 4 < replayOf(transformer, 0).summary.peakBytes);
-        // 7: the trade-off curve, on which per-layer checkpointing sits.
-        const Chapter &curve = lesson.chapters[6];
+        // 6: the trade-off curve, on which per-layer checkpointing sits.
+        // Right after it, selective recomputation on GPT-2's op-level blocks:
+        // keeping the matmul outputs saves a quarter of store-all's peak for
+        // under 1 % more compute; per-block checkpointing pays over 30 %.
+        const Chapter &selective = *(&transformer + 1);
+        QCOMPARE(selective.title, std::string("Selective recomputation: keep the matmuls"));
+        QVERIFY(selective.model->isOpLevel());
+        QCOMPARE(strategies(selective), (QStringList{"store-all", "per-block", "save-matmuls"}));
+        const Replay stored = replayOf(selective, 0), blocks = replayOf(selective, 1), matmuls = replayOf(selective, 2);
+        QVERIFY(matmuls.summary.peakBytes * 4 <= stored.summary.peakBytes * 3);
+        QVERIFY(matmuls.summary.cost < stored.summary.cost * 1.01);
+        QVERIFY(blocks.summary.cost > stored.summary.cost * 1.3);
+        QVERIFY(blocks.summary.peakBytes < matmuls.summary.peakBytes);
+        const Chapter &curve = titled("The trade-off");
         QVERIFY(curve.view == ChapterView::TradeOffCurve);
         const Frontier frontier = computeFrontier(*curve.model, {});
         bool perLayerOnTheCurve = false;

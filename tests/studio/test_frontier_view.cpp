@@ -7,6 +7,9 @@
 #include "tests/studio/studio_test_main.h"
 
 #include "core/model.h"
+#include "core/model_io.h"
+#include "core/op_frontier.h"
+#include "core/strategy_registry.h"
 
 #include <QAction>
 #include <QImage>
@@ -62,6 +65,52 @@ private slots:
         // A path that cannot be written is reported, not a crash.
         QVERIFY(!dialog.exportCsv(dir.filePath(QStringLiteral("no/such/dir/curve.csv"))));
         QVERIFY(dialog.statusText().contains("Could not write"));
+    }
+
+    void anOpLevelModelShowsBothCurves() {
+        auto model =
+            std::make_shared<const Model>(loadModelFile(qEnvironmentVariable("REMAT_SOURCE_DIR").toStdString() +
+                                                        "/resources/models/gpt2-2layers-seq1024-ops.json")
+                                              .model);
+        FrontierDialog dialog(model, QStringLiteral("GPT-2, 2 layers at op level"));
+        QSignalSpy done(&dialog, &FrontierDialog::computed);
+        QVERIFY(done.wait(120000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(dialog.statusText()));
+        const auto &f = dialog.chart()->frontier();
+        QVERIFY(f && f->curve.size() >= 2 && f->blockCurve.size() >= 2);
+        QVERIFY(dialog.statusText().contains("whole blocks"));
+        // Keeping single tensors never costs more than keeping whole blocks, at any peak.
+        for (const FrontierPoint &b : f->blockCurve)
+            QVERIFY(frontierCostAt(*f, b.peakBytes) <= b.cost);
+        // Both curves reach store-all's cost; the block-level one starts no lower.
+        QCOMPARE(f->curve.back().cost, f->storeAllCost);
+        QCOMPARE(f->blockCurve.back().cost, f->storeAllCost);
+        QVERIFY(f->curve.front().peakBytes <= f->blockCurve.front().peakBytes);
+        // The named policies are the registry's op-level strategies, counted as a pane counts them.
+        QCOMPARE(f->named.size(), std::size_t(4));
+        for (const NamedPoint &p : f->named) {
+            const Schedule s = StrategyRegistry::builtin().get(p.strategy).makeSchedule(*model, {});
+            QCOMPARE(Simulator::summarize(*model, s).peakBytes, p.peakBytes);
+        }
+        // A point of the op-level curve is a plan whose simulated peak is the one drawn.
+        const FrontierPoint &mid = f->curve[f->curve.size() / 2];
+        StrategyParams params;
+        params.budgetBytes = mid.budgetBytes;
+        const Schedule planned = StrategyRegistry::builtin().get("op-budget").makeSchedule(*model, params);
+        const Summary counted = Simulator::summarize(*model, planned);
+        QCOMPARE(counted.peakBytes, mid.peakBytes);
+        QCOMPARE(counted.cost, mid.cost);
+        // The picture has both staircases: the dashed block-level one in the muted colour.
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("op.png"));
+        QVERIFY(dialog.exportPng(png, QSize(800, 500)));
+        const QImage image(png);
+        const QColor muted = render::Palette::light().mutedText;
+        int mutedPixels = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                mutedPixels += image.pixelColor(x, y) == muted;
+        QVERIFY(mutedPixels > 100);
     }
 
     void cancelStopsThePlanner() {

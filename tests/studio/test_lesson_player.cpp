@@ -98,7 +98,7 @@ private slots:
         QVERIFY(menu);
         QAction *shipped = nullptr;
         for (QAction *a : menu->actions())
-            if (a->text() == "Gradient checkpointing in seven steps")
+            if (a->text() == "Gradient checkpointing in eight steps")
                 shipped = a;
         QVERIFY(shipped);
         QCOMPARE(QFileInfo(shipped->data().toString()).canonicalFilePath(),

@@ -4,10 +4,12 @@
 // link checked before anything changes, model files all or nothing, stale
 // background results dropped, Cancel, and a session saved to and restored
 // from a settings file.
+#include "app/render/op_block_layout.h"
 #include "app/studio/player.h"
 #include "app/studio/resource_files.h"
 #include "app/studio/session.h"
 #include "app/studio/settings.h"
+#include "core/op_plan.h"
 #include "core/strategy_registry.h"
 
 #include <QCoreApplication>
@@ -253,6 +255,70 @@ private slots:
         QVERIFY(session.isChain());
         QCOMPARE(session.modelFile(), QString());
         QCOMPARE(session.model()->layers(), 12);
+    }
+
+    void anOpLevelPlanKeepsWhatTheSimulatorHolds() {
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        // Asked of a model that is not op level: one line, nothing added.
+        const int before = session.paneCount();
+        const QString refused = session.addOpLevelPlan("save-matmuls");
+        QVERIFY2(refused.contains("op-level models only"), qPrintable(refused));
+        QCOMPARE(session.paneCount(), before);
+
+        QCOMPARE(session.openModelFile(example("gpt2-2layers-seq1024-ops.json")), QString());
+        QVERIFY(session.model()->isOpLevel());
+        QVERIFY(session.addOpLevelPlan("op-budget", QStringLiteral("lots")).contains("op-level plan takes a budget"));
+        QVERIFY(session.addOpLevelPlan("save-matmuls").isEmpty());
+        const int index = session.paneCount() - 1;
+        QTRY_VERIFY_WITH_TIMEOUT(!session.isSimulating() && session.run(index), 20000);
+        checkRunIsTheSimulators(session, index);
+        // At the end of the forward pass the simulator holds, in each
+        // checkpointed block, exactly the tensors the policy keeps; nothing
+        // it re-runs.
+        const Model &model = *session.model();
+        const OpGraph graph = opGraph(model);
+        const KeepSet keep = keepMatmuls(model, graph);
+        const Timeline &timeline = *session.run(index)->timeline;
+        const StepState state = timeline.stateAt(render::forwardPassEnd(timeline));
+        int checkpointed = 0;
+        for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+            if (!graph.groups[g].selectable || storesGroup(graph, keep, static_cast<int>(g)))
+                continue;
+            ++checkpointed;
+            for (int i : graph.groups[g].nodes)
+                QVERIFY2(state.resident[model.forwardNode(i)] == keep[static_cast<std::size_t>(i)],
+                         qPrintable(QString::fromStdString(model.label(i))));
+        }
+        QCOMPARE(checkpointed, 2);
+
+        // A block opens into its ops and closes again; a new model closes it.
+        QSignalSpy opened(&session, &Session::openedBlockChanged);
+        session.setOpenedBlock(1);
+        QCOMPARE(session.openedBlock(), 1);
+        session.setOpenedBlock(1);
+        QCOMPARE(session.openedBlock(), -1);
+        QSignalSpy said(&session, &Session::message);
+        session.setOpenedBlock(2); // the model has blocks 0 and 1
+        QCOMPARE(session.openedBlock(), -1);
+        QVERIFY(said.last().first().toString().contains("does not exist"));
+        session.setOpenedBlock(0);
+        QCOMPARE(opened.count(), 3);
+
+        // The budget plan of an op-level model is the op-level planner's.
+        while (session.paneCount() >= Session::kMaxPanes)
+            session.removePane(0);
+        QVERIFY(session.planForBudget(QStringLiteral("300 MiB")).isEmpty());
+        const int planned = session.paneCount() - 1;
+        QCOMPARE(session.paneConfig(planned).strategy, std::string("op-budget"));
+        QTRY_VERIFY_WITH_TIMEOUT(!session.isSimulating() && session.run(planned), 60000);
+        QVERIFY(session.run(planned)->summary.peakBytes <= 300ll << 20);
+        session.setLayers(8);
+        QCOMPARE(session.openedBlock(), -1);
+        session.setOpenedBlock(0); // a chain has no blocks: said, not opened
+        QCOMPARE(session.openedBlock(), -1);
+        QVERIFY(said.last().first().toString().contains("not at op level"));
     }
 
     void aSupersededBackgroundResultIsDropped() {
