@@ -75,8 +75,8 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
 
 
 def report_ops_text(result):
-    lines = [f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
-             f"(PyTorch {result['torch']}, {result['threads']} threads), op level; observed: {result['counter']}"]
+    from .verifying import heading
+    lines = [heading(result, ", op level")]
     header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
              f"{'re-runs per op':<16} {'max |grad diff|':>15}"
     lines += [header, "-" * len(header)]

@@ -136,12 +136,17 @@ def _mib(value):
     return f"{value / 2**20:.1f} MiB"
 
 
+def heading(result, level=""):
+    """The first line of verify's report: model, inputs, PyTorch, counter."""
+    return (f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
+            f"(PyTorch {result['torch']}, {result['threads']} threads){level}; observed: {result['counter']}")
+
+
 def report_text(result):
     if result.get("granularity") == "op":
         from .op_verify import report_ops_text
         return report_ops_text(result)
-    lines = [f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
-             f"(PyTorch {result['torch']}, {result['threads']} threads); observed: {result['counter']}"]
+    lines = [heading(result)]
     header = f"{'plan':<48} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
              f"{'within budget':<24} {'forward evaluations':<22} {'max |grad diff|':>15}"
     lines += [header, "-" * len(header)]
