@@ -58,7 +58,7 @@ class OpLevelTest(Workdir):
             self.model = json.load(f)
 
     def plan_ops(self, *options):
-        return self.plan("ops.json", "plan.json", "--granularity", "op", "--time-limit", "1", *options)
+        return self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "2e6", *options)
 
     def test_trace_has_ops_saves_and_blocks(self):
         nodes = self.model["nodes"][1:]
@@ -74,7 +74,7 @@ class OpLevelTest(Workdir):
 
     def test_apply_reruns_exactly_the_planned_ops(self):
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                   "--frontier", "--samples", "3", "--time-limit", "1", "--json"], capture_output=True, text=True)
+                                   "--frontier", "--samples", "3", "--effort", "2e6", "--json"], capture_output=True, text=True)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         curve = json.loads(frontier.stdout)["curve"]
         middle = curve[1]["budget_bytes"]
@@ -132,9 +132,12 @@ class OpLevelTest(Workdir):
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
             return r.stderr
         self.assertIn("below the least peak", plan("--model", self.path("ops.json"), "--granularity", "op",
-                                                  "--time-limit", "1", "--budget", "1KiB"))
+                                                  "--effort", "2e6", "--budget", "1KiB"))
         self.assertIn("--time-limit must be", plan("--model", self.path("ops.json"), "--granularity", "op",
                                                    "--time-limit", "soon", "--budget", "1GiB"))
+        self.assertIn("--effort must be a whole number of replayed ops", plan("--model", self.path("ops.json"),
+                                                                          "--granularity", "op", "--effort", "soon",
+                                                                          "--budget", "1GiB"))
         self.assertIn("not at op level", plan("--model", self.block_model(), "--granularity", "op", "--budget", "1GiB"))
         self.assertIn("--samples", plan("--model", self.path("ops.json"), "--granularity", "op", "--frontier",
                                         "--samples", "many"))
