@@ -4,6 +4,7 @@
 #include "app/render/palette.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/main_window.h"
+#include "tests/common/op_models.h"
 #include "tests/studio/studio_test_main.h"
 
 #include "core/model.h"
@@ -24,55 +25,6 @@
 
 using namespace remat;
 using namespace remat::studio;
-
-namespace {
-
-// Two of GPT-2 small's blocks at op granularity: the op nodes of
-// resources/models/gpt2-block-ops.json, named by their PyTorch ops, stacked.
-// Small enough (11 nodes a block to keep or re-run) for the exact op-level
-// search to take a moment under the sanitizers too; the traced layers' takes
-// 2.4e8 replayed ops (docs/planners.md, "Op level").
-std::shared_ptr<const Model> twoGpt2BlocksAtOpLevel() {
-    QFile file(qEnvironmentVariable("REMAT_SOURCE_DIR") + "/resources/models/gpt2-block-ops.json");
-    if (!file.open(QIODevice::ReadOnly))
-        return nullptr;
-    QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
-    const QHash<QString, QString> ops{{"ln1", "aten::native_layer_norm"},
-                                      {"qkv", "aten::addmm"},
-                                      {"scores", "aten::bmm"},
-                                      {"softmax", "aten::_softmax"},
-                                      {"context", "aten::bmm"},
-                                      {"proj", "aten::addmm"},
-                                      {"residual1", "aten::add"},
-                                      {"ln2", "aten::native_layer_norm"},
-                                      {"fc1", "aten::addmm"},
-                                      {"gelu", "aten::gelu"},
-                                      {"fc2", "aten::addmm"},
-                                      {"residual2", "aten::add"}};
-    const QJsonArray block = doc["nodes"].toArray(), blockEdges = doc["edges"].toArray();
-    QJsonArray nodes{block.first()}, edges;
-    QString input = block.first().toObject()["name"].toString();
-    for (const QString &layer : {QStringLiteral("0"), QStringLiteral("1")}) {
-        const auto named = [&](const QString &name) { return name == "x" ? input : layer + "#" + name; };
-        for (int k = 1; k < block.size(); ++k) {
-            QJsonObject node = block[k].toObject();
-            const QString name = node["name"].toString();
-            node["name"] = named(name);
-            node["module"] = layer;
-            node["op"] = ops.value(name);
-            nodes.append(node);
-        }
-        for (const auto &edge : blockEdges)
-            edges.append(QJsonArray{named(edge.toArray()[0].toString()), named(edge.toArray()[1].toString())});
-        input = named("residual2");
-    }
-    doc["nodes"] = nodes;
-    doc["edges"] = edges;
-    return std::make_shared<const Model>(
-        parseModelJson(QJsonDocument(doc).toJson().toStdString(), "two GPT-2 blocks at op level").model);
-}
-
-} // namespace
 
 class TestFrontierView : public QObject {
     Q_OBJECT
@@ -122,8 +74,10 @@ private slots:
     }
 
     void anOpLevelModelShowsBothCurves() {
-        const auto model = twoGpt2BlocksAtOpLevel();
-        QVERIFY(model && model->isOpLevel());
+        const QByteArray file = test::twoGpt2BlocksAtOpLevel();
+        QVERIFY(!file.isEmpty());
+        const auto model = std::make_shared<const Model>(parseModelJson(file.toStdString(), "two-blocks.json").model);
+        QVERIFY(model->isOpLevel());
         FrontierDialog dialog(model, QStringLiteral("two GPT-2 blocks at op level"));
         QSignalSpy done(&dialog, &FrontierDialog::computed);
         QVERIFY(done.wait(120000));
