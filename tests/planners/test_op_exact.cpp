@@ -293,6 +293,18 @@ private slots:
         QVERIFY(kept.plan(kept.minimumPeakBytes())->keep == plain.plan(plain.minimumPeakBytes())->keep);
     }
 
+    // Cancel (the studio's) stops the search wherever it is: counting keep
+    // sets or replaying them.
+    void cancelStopsTheSearch() {
+        const OpModel m = randomOpModel(3, 9, 5);
+        for (int after : {0, 1, 3}) {
+            int asked = 0;
+            OpPlannerOptions options;
+            options.cancelled = [&asked, after] { return ++asked > after; };
+            QVERIFY_THROWS_EXCEPTION(Cancelled, OpPlanner(m.model, m.graph, options));
+        }
+    }
+
     // The effort bounds the replays, counted: never more simulator ops than
     // it allows (or than the block-level choices, replayed in any case); more
     // effort never gives a worse plan; a narrowed search says so, naming the
