@@ -109,6 +109,7 @@ def merge(runs, labels):
     core, so a BLAS rate in them is at every core), and per label the entry of the split whose PyTorch step
     was fastest (its own rounds and paired ratio), with every split's times beside it."""
     merged = dict(runs[-1][1])
+    merged["run_wide_fields_from"] = name(runs[-1][0])
     merged["splits"] = [{"torch_threads": s[0], "blas_threads": s[1], "torch_threads_seen": doc.get("torch_threads_seen"),
                          "blas": doc.get("blas"), "command": doc.get("command")} for s, doc in runs]
     for label in labels:
