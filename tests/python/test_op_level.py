@@ -10,7 +10,7 @@ import unittest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from helpers import MODELS, Workdir, remat_cli, run_main
+from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
 
 import remat_torch
 from remat_torch.op_trace import run_op
@@ -156,16 +156,17 @@ class OpLevelTest(Workdir):
         return self.path("blocks.json")
 
 
+EXAMPLES = os.path.join(ROOT, "python", "examples")
 LM = f"{MODELS}:masked_token_lm"
 LM_INPUTS = {"function": f"{MODELS}:masked_token_inputs"}
 
 
 class LanguageModelOpLevelTest(Workdir):
-    """Token ids, a padding mask read by every block, labels, the loss in a
-    dict (tests/python/models.py: MaskedTokenLM): traced at op level,
-    planned, applied and verified."""
+    """Language models fed token ids, a padding mask and labels, with the
+    loss inside: traced at op level, planned, applied and verified."""
 
-    def test_trace_plan_apply_verify(self):
+    def test_mask_handed_to_every_block_and_loss_in_a_dict(self):
+        # tests/python/models.py: MaskedTokenLM.
         status, _, err = run_main("trace", "--granularity", "op", "--model", LM, "--inputs",
                                   LM_INPUTS["function"], "-o", self.path("ops.json"))
         self.assertEqual(status, 0, err)
@@ -191,6 +192,34 @@ class LanguageModelOpLevelTest(Workdir):
         self.assertEqual(model["nodes"][-1]["op"], "aten::nll_loss_forward")
         self.assertEqual(model["nodes"][-1]["bytes"], 4)
 
+        self.plan_apply_verify(LM, LM_INPUTS)
+
+    def test_roberta_mask_made_once_and_read_by_every_layer(self):
+        # python/examples/roberta.py: the padding mask turned into an additive
+        # mask before the encoder (outside the blocks), read by every layer.
+        spec, inputs = f"{EXAMPLES}/roberta.py:tiny", {"function": f"{EXAMPLES}/roberta.py:tiny_inputs"}
+        status, _, err = run_main("trace", "--granularity", "op", "--model", spec, "--inputs", inputs["function"],
+                                  "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        self.plan_apply_verify(spec, inputs)
+
+    def test_token_ids_alone_differentiate_the_logits(self):
+        # python/examples/gpt.py called without labels: no loss, so the step
+        # starts from a random gradient of the logits, the file's last node.
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{EXAMPLES}/gpt.py:tiny",
+                                  "--input", "4x16:int64:0..96", "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        model = json.load(open(self.path("ops.json")))
+        self.assertEqual(model["trace"]["differentiated_from"], "output gradient")
+        self.assertEqual(model["nodes"][0]["bytes"], 4 * 16 * 8)
+        self.assertEqual(model["nodes"][-1]["op"], "aten::mm")  # the tied head
+        self.assertEqual(model["nodes"][-1]["bytes"], 4 * 16 * 96 * 4)
+        self.assertEqual(model["trace"]["inputs"], {"tensors": ["4x16:int64:0..96"]})
+
+    def plan_apply_verify(self, spec, inputs):
+        """A budget plan from the middle of the frontier: apply re-runs what it
+        planned (this test's own count), gradients bit for bit, and verify
+        sees the same, at or below the budget."""
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
                                    "--frontier", "--samples", "3", "--time-limit", "1", "--json"],
                                   capture_output=True, text=True, timeout=120)
@@ -200,9 +229,8 @@ class LanguageModelOpLevelTest(Workdir):
                          "--budget", str(budget))
         planned = plan["selective"]["recomputations"]
         self.assertTrue(planned)
-        # Re-runs counted by this test's own dispatch mode; gradients bit for bit.
-        plain_calls, plain_grads = one_step(spec=LM, inputs=LM_INPUTS)
-        calls, grads = one_step(self.path("plan.json"), spec=LM, inputs=LM_INPUTS)
+        plain_calls, plain_grads = one_step(spec=spec, inputs=inputs)
+        calls, grads = one_step(self.path("plan.json"), spec=spec, inputs=inputs)
         kinds = {n["op"] for b in plan["selective"]["blocks"] for n in b["nodes"]}
         self.assertEqual({k: calls[k] - plain_calls[k] for k in kinds if calls[k] != plain_calls[k]}, planned)
         self.assertEqual(len(grads), len(plain_grads))
@@ -212,13 +240,12 @@ class LanguageModelOpLevelTest(Workdir):
         status, out, err = run_main("verify", "--plan", self.path("plan.json"), "--json")
         self.assertEqual(status, 0, err)
         result = json.loads(out)
-        self.assertEqual(result["inputs"], LM_INPUTS)  # rebuilt from the plan's record
+        self.assertEqual(result["inputs"], inputs)  # rebuilt from the plan's record
         run = result["runs"][1]
         self.assertEqual(run["recomputations"]["observed"], run["recomputations"]["predicted"])
         self.assertEqual(run["max_grad_diff"], 0.0)
         self.assertLessEqual(run["observed_peak_bytes"], budget)
         self.assertLess(run["observed_peak_bytes"], result["runs"][0]["observed_peak_bytes"])
-
 
 if __name__ == "__main__":
     unittest.main()
