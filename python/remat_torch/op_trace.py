@@ -20,7 +20,10 @@ Seen by a dispatch mode over the aten ops of one training step:
   MODULE#CALL:OP, CALL the index of the op call in the block's forward,
   which is how remat_torch.apply finds the op again.
 
-Ops outside the blocks are nodes too, without a module: always kept."""
+Ops outside the blocks are nodes too, without a module: always kept. The
+first node is every tensor the model is called with (token ids, a mask,
+labels), as module level takes them (remat_torch.inputs); the step
+differentiates the model's own loss where it returns one (steps.py)."""
 import datetime
 import statistics
 import time
@@ -328,8 +331,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
         nodes = nodes[:max(made) + 1]
         _saved(nodes, recorder.owners.get, recorder.ignored)
         _backward_measured(nodes, output, spec, ignored + given)
-        del loss
-        del output, recorder
+        del loss, output, recorder
 
         progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
         samples = {}

@@ -265,6 +265,26 @@ private slots:
         QVERIFY(recomputeCost(f.model, graph, matmuls) * 20 < recomputeCost(f.model, graph, keepBlockOutputs(graph)));
     }
 
+    void shippedGpt2SmallWithEmbeddingsAndLoss() {
+        // The whole model as trained: token ids in, the embeddings before the
+        // layers and the head and loss after them, each one always-kept group.
+        const ModelFile f = loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) +
+                                          "/resources/models/gpt2-small-seq1024-ops-traced.json");
+        const OpGraph graph = opGraph(f);
+        QCOMPARE(graph.groups.size(), std::size_t{15}); // the input, the embeddings, 12 layers, the head and loss
+        QCOMPARE(graph.groups[1].nodes.size(), std::size_t{6});
+        QCOMPARE(graph.groups[14].nodes.size(), std::size_t{4});
+        QVERIFY(!graph.groups[1].selectable && !graph.groups[14].selectable);
+        OpPlannerOptions options;
+        options.maxEnumerated = 8;
+        const OpPlanner op(f.model, graph, options);
+        const auto half = op.plan(op.storeAllPeakBytes() / 2);
+        QVERIFY(half);
+        QCOMPARE(Simulator::summarize(f.model, opSchedule(f.model, graph, half->keep, "")).peakBytes,
+                 half->predictedPeakBytes);
+        QVERIFY(half->predictedPeakBytes <= op.storeAllPeakBytes() / 2);
+    }
+
     void aBlockTooLargeToSearchSaysSo() {
         const OpModel m = randomOpModel(2, 6, 9);
         OpPlannerOptions options;
