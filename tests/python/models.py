@@ -280,3 +280,19 @@ def masked_token_inputs():
     mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
     mask[::2, SEQ - 3:] = 0
     return {"input_ids": input_ids, "attention_mask": mask, "labels": input_ids.clone()}
+
+
+class SharedBlock(nn.Module):
+    """Its first block runs twice per forward pass (weights shared)."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.Tanh()) for _ in range(2)])
+
+    def forward(self, x):
+        return self.blocks[1](self.blocks[0](self.blocks[0](x)))
+
+
+def shared_block():
+    torch.manual_seed(0)
+    return SharedBlock()

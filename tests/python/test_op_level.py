@@ -150,6 +150,14 @@ class OpLevelTest(Workdir):
         self.assertOneLineError(status, err, "takes no argument 'token_type_ids'")
         self.assertFalse(os.path.exists(out))
 
+    def test_a_block_that_runs_twice_is_refused_naming_why(self):
+        out = self.path("shared.json")
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{MODELS}:shared_block",
+                                  "--input", "4x16", "-o", out)
+        self.assertOneLineError(status, err, "block blocks.0 runs 2 times in one forward pass",
+                                "needs each block to run once")
+        self.assertFalse(os.path.exists(out))
+
     def block_model(self):
         status, _, err = run_main("trace", "--model", ENCODER, "--input", SHAPE, "-o", self.path("blocks.json"))
         self.assertEqual(status, 0, err)
