@@ -72,8 +72,8 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     controls->addWidget(checkpoints_, 1);
     controls->addWidget(slotsLabel_);
     controls->addWidget(slots_);
-    // The title and the table name the heuristic (the Schedule's description). Not yet the narration of an
-    // eviction: RuntimeEvent does not record which heuristic decided (docs/studio.md).
+    // The title and the table name the heuristic (the Schedule's description), the narration of each
+    // eviction too (RuntimeEvent::weighsIdle).
     heuristicLabel_ = new QLabel(tr("evict by"), this);
     heuristic_ = new QComboBox(this);
     heuristic_->setObjectName("heuristic");
