@@ -205,8 +205,11 @@ class _Alive(TorchDispatchMode):
             storage = storage_of(t)
             entry = self.made.get(storage._cdata)
             if storage._cdata not in self.ignored and (entry is None or entry[1].expired()):
+                # The first new storage is the node's output (as _Recorder
+                # counts it); the others (LayerNorm's mean and rstd) are saved.
                 self.made[storage._cdata] = (key, StorageWeakRef(storage))
-        self.after[key] = [k for k, ref in self.made.values() if not ref.expired()]
+                break
+        self.after[key] = {k for k, ref in self.made.values() if not ref.expired()}
         return out
 
 
