@@ -133,13 +133,17 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
 }
 
-// PyTorch's run of an op-level plan. Its selective-checkpoint cache (and
-// remat_torch's one for PyTorch 1.13) holds every kept tensor of a
-// checkpointed block from the forward pass until the block's re-run hands it
-// back; opSchedule frees a kept tensor after its last reader, which for a
-// block's output that the next block reads but does not save is in the
-// forward pass. The same schedule with those frees moved after the re-run.
-Schedule cacheHeldSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep) {
+// PyTorch's run of an op-level plan: the plan's schedule with two holds that
+// opSchedule does not make (docs/pytorch.md, "Op level"). PyTorch's
+// selective-checkpoint cache (and remat_torch's one for PyTorch 1.13) holds
+// every kept tensor of a checkpointed block from the forward pass until the
+// block's re-run hands it back, where opSchedule frees a kept tensor after its
+// last reader (for a block's output that the next block reads but does not
+// save, in the forward pass): those frees move after the block's re-run. And
+// torch.autograd.backward's arguments hold the model's output and its
+// gradient until the backward returns, re-runs included: their frees move to
+// the end.
+Schedule pytorchRunSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep) {
     Schedule s = opSchedule(model, graph, keep, "PyTorch's run");
     auto &ops = s.ops;
     const auto computes = [&](const Op &op, int i) {
@@ -165,11 +169,18 @@ Schedule cacheHeldSchedule(const Model &model, const OpGraph &graph, const KeepS
             ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(rerunEnd), freed);
         }
     }
+    for (const Op held : {Op::free(model.outputNode()), Op::free(model.backwardNode(model.forwardCount() - 1))}) {
+        const auto at = std::find(ops.begin(), ops.end(), held);
+        if (at != ops.end()) {
+            ops.erase(at);
+            ops.push_back(held);
+        }
+    }
     return s;
 }
 
 // What the planner gives for `budget`, planned lower by the excess until
-// PyTorch's run of it (cacheHeldSchedule) fits, as block level does
+// PyTorch's run of it (pytorchRunSchedule) fits, as block level does
 // (plan_command.cpp, fitWhenApplied). `result` is empty when no plan fits the
 // budget even by remat's count; throws when none runs within it in PyTorch.
 struct AppliedOpPlan {
@@ -183,14 +194,14 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
     AppliedOpPlan fit{planner.plan(budget), {}, budget};
     const std::int64_t least = planner.minimumPeakBytes();
     for (int attempt = 0; fit.result; ++attempt) {
-        fit.applied = Simulator::summarize(model, cacheHeldSchedule(model, graph, fit.result->keep));
+        fit.applied = Simulator::summarize(model, pytorchRunSchedule(model, graph, fit.result->keep));
         if (fit.applied.peakBytes <= budget)
             return fit;
         if (fit.plannedWithin == least)
             throw InvalidArgument("--budget " + formatBytes(budget) +
                                   ": no op-level plan runs in PyTorch within it (its selective-checkpoint cache "
-                                  "holds each checkpointed block's kept tensors until the block's re-run); the "
-                                  "tightest runs at " +
+                                  "holds each checkpointed block's kept tensors until the block's re-run, its step "
+                                  "the model's output and gradient to the end); the tightest runs at " +
                                   formatBytes(fit.applied.peakBytes) + ": --budget " +
                                   std::to_string(fit.applied.peakBytes));
         // Lower by the excess, never past the least peak, and after a few
@@ -209,7 +220,7 @@ std::string appliedLine(const Summary &plan, const AppliedOpPlan &fit, std::int6
         return "";
     std::string line = "\nPyTorch's run of it peaks at " + formatBytes(fit.applied.peakBytes) +
                        " (its selective-checkpoint cache holds each checkpointed block's kept tensors until the "
-                       "block's re-run)";
+                       "block's re-run, its step the model's output and gradient to the end)";
     if (fit.plannedWithin != budget)
         line += "; planned within " + formatBytes(fit.plannedWithin) + " so that it fits the budget";
     return line + "\n";
@@ -263,7 +274,10 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
                        {"solver", result->exact ? "exact: every keep set of every block searched (gap 0)"
                                                 : planner.inexactReason() + " (gap not bounded)"},
                        {"seconds", seconds}};
-        doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
+        // What verify sets beside the plain model's peak: PyTorch's run of store-all.
+        const Summary storeAllRun =
+            Simulator::summarize(model, pytorchRunSchedule(model, graph, keepEverything(graph)));
+        doc["store_all"] = {{"peak_bytes", storeAllRun.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         nlohmann::ordered_json points = nlohmann::ordered_json::array();
         for (const OpPolicy &c : named)
             points.push_back({{"label", c.label},

@@ -301,30 +301,31 @@ def _backward_measured(nodes, output, spec, ignored, forward_storages):
     .grad, the intermediates of a softmax's backward...). remat charges it to
     the gradient computed first among the node's inputs.
 
-    Plus what the step carries that remat does not count: the model's output
-    and its gradient stay referenced by torch.autograd.backward's arguments
-    until the backward returns, where remat frees the output once its
-    gradient is made and the gradient after the last node's backward
-    (docs/pytorch.md, "A budget that holds"). The first window, the last
-    node's backward, already holds the gradient in its growth (it is made
-    there) where remat holds it too, and misses the output, made before the
-    window opened: the same number of bytes. Every later window carries both."""
+    The model's output and its gradient stay referenced by
+    torch.autograd.backward's arguments until the backward returns; remat
+    counts them in PyTorch's run of a plan (app/cli/op_plan_command.cpp),
+    which holds both to the end, so no window carries them. The first window
+    (the last node's own) makes the gradient: its growth has it, and so does
+    that run: it is taken off there."""
     live = LiveTensors(ignore=ignored)
     live.adopt(forward_storages)  # made by the forward, before the windows: views of them are not new bytes
     state = {"start": 0, "windows": 0}
     handles = []
-    carried = 0
+    gradient = 0  # the output gradient's bytes, made in the first window
     if differentiated_from(output, spec) == OUTPUT_GRADIENT:
-        carried = 2 * sum(storage_bytes(t) for t in output_tensors(output))
+        gradient = sum(storage_bytes(t) for t in output_tensors(output))
+
+    def takers(index):
+        return [p for p in nodes[index]["inputs"] if nodes[p]["requires_grad"]]
 
     def after(index):
         # What remat counts as made here: the gradients of the node's inputs.
-        made = sum(nodes[p]["bytes"] for p in nodes[index]["inputs"] if nodes[p]["requires_grad"])
+        made = sum(nodes[p]["bytes"] for p in takers(index))
 
         def hook(grad_inputs, grad_outputs):
-            carry = carried if state["windows"] else 0
+            made_here = gradient if state["windows"] == 0 else 0
             nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
-                                                 live.window_peak - state["start"] - made + carry)
+                                                 live.window_peak - state["start"] - made - made_here)
             state["windows"] += 1
             state["start"] = live.sample()
             live.reset_window()

@@ -10,7 +10,7 @@ import unittest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from helpers import Workdir, remat_cli, run_main
+from helpers import MODELS, Workdir, remat_cli, run_main
 
 import remat_torch
 from remat_torch.op_trace import run_op
@@ -60,16 +60,16 @@ class OpLevelTest(Workdir):
     def plan_ops(self, *options):
         return self.plan("ops.json", "plan.json", "--granularity", "op", "--time-limit", "1", *options)
 
-    def plan_at(self, budget):
+    def plan_at(self, budget, model="ops.json"):
         """remat plan --granularity op --budget BUDGET: (exit status, stdout, stderr)."""
-        r = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+        r = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
                             "--time-limit", "1", "--budget", str(budget), "--json"], capture_output=True, text=True)
         return r.returncode, r.stdout, r.stderr
 
-    def tightest_budget(self, least):
+    def tightest_budget(self, least, model="ops.json"):
         """The least budget a plan runs within in PyTorch: `least` (remat's
         least peak), or the one its refusal names."""
-        status, _, err = self.plan_at(least)
+        status, _, err = self.plan_at(least, model)
         if status == 0:
             return least
         self.assertEqual(status, 2, err)
@@ -129,17 +129,28 @@ class OpLevelTest(Workdir):
         output, its gradient and the selective-checkpoint cache's hold on a
         block's output were counted, every plan here was 4 to 6 KiB, some 10 %,
         above its prediction and its budget.)"""
-        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+        self.assertBudgetsHold("ops.json")
+
+    def test_budget_plans_hold_on_causal_attention_layers(self):
+        """The same on GPT-2 blocks, whose Python locals hold the masked scores
+        past the softmax and whose backward transposes saved tensors."""
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{MODELS}:causal_layers",
+                                  "--input", "2x16x32", "-o", self.path("causal.json"))
+        self.assertEqual(status, 0, err)
+        self.assertBudgetsHold("causal.json")
+
+    def assertBudgetsHold(self, model):
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
                                    "--frontier", "--samples", "6", "--time-limit", "1", "--json"],
                                   capture_output=True, text=True)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         budgets = sorted({p["budget_bytes"] for p in json.loads(frontier.stdout)["curve"]})
         self.assertEqual(budgets[-1], json.loads(frontier.stdout)["store_all"]["peak_bytes"])
-        tightest = self.tightest_budget(budgets[0])
+        tightest = self.tightest_budget(budgets[0], model)
         self.assertLess(tightest, budgets[1])
         plans = []
         for budget in [tightest] + [b for b in budgets if b > tightest]:
-            status, out, err = self.plan_at(budget)
+            status, out, err = self.plan_at(budget, model)
             self.assertEqual(status, 0, err)
             plans.append(self.path(f"plan-{budget}.json"))
             with open(plans[-1], "w") as f:
