@@ -20,7 +20,10 @@ Seen by a dispatch mode over the aten ops of one training step:
   MODULE#CALL:OP, CALL the index of the op call in the block's forward,
   which is how remat_torch.apply finds the op again.
 
-Ops outside the blocks are nodes too, without a module: always kept."""
+Ops outside the blocks are nodes too, without a module: always kept. The
+first node is every tensor the model is called with (token ids, a mask,
+labels), as module level takes them (remat_torch.inputs); the step
+differentiates the model's own loss where it returns one (steps.py)."""
 import datetime
 import statistics
 import time
@@ -31,9 +34,9 @@ from .blocks import _auto_blocks, _pattern_blocks
 from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
 from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
 from .errors import UsageError
-from .inputs import build_inputs, describe
+from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import OUTPUT_GRADIENT, backward, differentiated_from, output_tensors, run_forward
+from .steps import OUTPUT_GRADIENT, backward, batch_tensors, differentiated_from, loss_of, output_tensors, run_forward
 
 TIMED_STEPS = 3
 # FLOPs per output element of the ops that are not matrix products (as
@@ -132,16 +135,20 @@ class _Owners:
 
 
 class _Recorder(TorchDispatchMode):
-    def __init__(self, blocks, x, ignored):
+    def __init__(self, blocks, given, ignored):
+        """GIVEN: the tensors the model is called with (token ids, a mask,
+        labels...): together node 0, held all step, never given a gradient."""
         super().__init__()
         self.blocks = blocks
         self.owners = _Owners()
         self.ignored = {storage_key(t) for t in ignored}
-        self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input", "bytes": storage_bytes(x),
+        distinct = {storage_key(t): t for t in given}
+        self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input",
+                       "bytes": sum(storage_bytes(t) for t in distinct.values()),
                        "inputs": [], "extra": {}, "grad_fns": [], "flops": 0, "matmul_flops": 0,
-                       "requires_grad": False,
-                       "first": storage_key(x)}]
-        self.owners.set(x, 0)
+                       "requires_grad": False, "first": storage_key(given[0])}]
+        for t in distinct.values():
+            self.owners.set(t, 0)
         self.pending = None
 
     def _settle(self):
@@ -162,6 +169,12 @@ class _Recorder(TorchDispatchMode):
             owner = self.owners.get(t)
             if owner is not None and owner not in inputs:
                 inputs.append(owner)
+        if len(inputs) > 1 and 0 in inputs:
+            # A mask or labels read beside another node: the input is held all
+            # step and gets no gradient, and an edge would have remat hold this
+            # node's gradient until the end of the step for a b_0 PyTorch never
+            # makes (docs/pytorch.md, "The input feeds every block").
+            inputs.remove(0)
         outs = _tensors(out)
         fresh = [t for t in outs if self.owners.get(t) is None and storage_key(t) not in self.ignored]
         if fresh:
@@ -269,6 +282,8 @@ def _saved(nodes, owners_of_key, ignored):
                     elif owner is not None and owner in node["inputs"]:
                         if owner not in node["saved_inputs"]:
                             node["saved_inputs"].append(owner)
+                    elif owner == 0:
+                        continue  # the input read beside another node (a mask): held all step anyway
                     elif owner is not None:
                         node["saved_extra"][key] = storage_bytes(t)
 
@@ -362,16 +377,16 @@ def _drop_dead(nodes):
 
 def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
     """The op-level model file (a dict) of SPEC on the inputs `recorded` (a
-    record of remat_torch.inputs: one floating tensor at op level); costs in
-    ms (`cost` "time") or GFLOP ("flops")."""
+    record of remat_torch.inputs: tensors or a function, as at module level);
+    costs in ms (`cost` "time") or GFLOP ("flops")."""
     if cost not in ("time", "flops"):
         raise UsageError(f"--cost {cost!r}: expected time or flops")
     progress = progress or (lambda step, total, text: None)
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
     model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
     batch = build_inputs(recorded, dtype_value, device_value)
-    x = _single_input(batch, recorded)
-    shape = list(x.shape)
+    check_signature(model, *batch, recorded)
+    given = _given(batch, spec)
     chosen = _auto_blocks(model) if blocks == "auto" else _pattern_blocks(model, blocks)
     if not chosen:
         raise UsageError(f"{spec}: no blocks found to trace at op level; name them with --blocks")
@@ -379,7 +394,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
     ignored = list(model.parameters()) + list(model.buffers())
     try:
         progress(1, 2, "recording every op and what autograd saves (first training step)")
-        recorder = _Recorder(calls, x, ignored)
+        recorder = _Recorder(calls, given, ignored)
         with recorder:
             output = run_forward(model, batch, spec)
         recorder._settle()
@@ -388,13 +403,18 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
             raise UsageError(f"{spec}: block {repeated[0]} runs {calls.runs[repeated[0]]} times in one forward pass; "
                              "op-level tracing needs each block to run once (choose --blocks)")
         nodes = recorder.nodes
-        out_key = [storage_key(t) for t in _tensors(output)]
-        last = max(i for i, n in enumerate(nodes) if n["first"] in out_key)
-        nodes = nodes[:last + 1]
+        gradient_from = differentiated_from(output, spec)
+        loss = loss_of(output, spec)
+        out_key = [storage_key(t) for t in ([loss] if loss is not None else _tensors(output))]
+        made = [i for i, n in enumerate(nodes) if i and n["first"] in out_key]
+        if not made:
+            raise UsageError(f"{spec}: its {'loss' if loss is not None else 'output'} is not made by an op of "
+                             "the step (the input handed back?); nothing to trace at op level")
+        nodes = nodes[:max(made) + 1]
         _saved(nodes, recorder.owners.get, recorder.ignored)
-        _backward_measured(nodes, output, spec, ignored + [x], recorder.owners.storages())
-        del output, recorder
-        _alive_after(nodes, model, batch, spec, calls, ignored + [x])
+        _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
+        del loss, output, recorder
+        _alive_after(nodes, model, batch, spec, calls, ignored + given)
 
         progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
         samples = {}
@@ -408,20 +428,18 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost)
+    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from)
 
 
-def _single_input(batch, recorded):
-    """The one floating tensor an op-level trace takes: its first node is the
-    model's input, and the blocks' ops hang off it."""
-    args, kwargs = batch
-    if kwargs or len(args) != 1 or not args[0].is_floating_point():
-        raise UsageError(f"--granularity op takes one floating input tensor (such as --input 2x512x768), "
-                         f"not {describe(recorded)}; trace a model fed token ids or several inputs at module level")
-    return args[0]
+def _given(batch, spec):
+    """The tensors the model is called with: together the file's first node."""
+    given = batch_tensors(batch)
+    if not given:
+        raise UsageError(f"{spec}: its inputs hold no tensor; op-level tracing needs at least one")
+    return given
 
 
-def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost):
+def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from):
     alive = _drop_dead(nodes)
     held = _held_by_code(nodes)
     workspace = [0] * len(nodes)
@@ -488,7 +506,9 @@ def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samp
                    + ", backward_cost twice that."),
         "units": {"bytes": "B", "cost": "ms" if cost == "time" else "GFLOP"},
         "trace": {"tool": "remat_torch trace", "granularity": "op", "command": command, "model": spec,
-                  "input": list(shape), "inputs": recorded, "dtype": dtype, "device": device, "blocks": blocks,
+                  "input": list(batch_tensors(batch)[0].shape), "inputs": recorded,
+                  "input_tensors": inputs_text(*batch), "differentiated_from": gradient_from,
+                  "dtype": dtype, "device": device, "blocks": blocks,
                   "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
         "nodes": file_nodes,
         "edges": edges,
