@@ -197,13 +197,16 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
         fit.applied = Simulator::summarize(model, pytorchRunSchedule(model, graph, fit.result->keep));
         if (fit.applied.peakBytes <= budget)
             return fit;
-        if (fit.plannedWithin == least)
-            throw InvalidArgument("--budget " + formatBytes(budget) +
+        if (fit.plannedWithin == least) {
+            // In bytes where the two would read alike in MiB.
+            const bool alike = formatBytes(budget) == formatBytes(fit.applied.peakBytes);
+            const auto text = [&](std::int64_t b) { return alike ? std::to_string(b) + " B" : formatBytes(b); };
+            throw InvalidArgument("--budget " + text(budget) +
                                   ": no op-level plan runs in PyTorch within it (its selective-checkpoint cache "
                                   "holds each checkpointed block's kept tensors until the block's re-run, its step "
                                   "the model's output and gradient to the end); the tightest runs at " +
-                                  formatBytes(fit.applied.peakBytes) + ": --budget " +
-                                  std::to_string(fit.applied.peakBytes));
+                                  text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
+        }
         // Lower by the excess, never past the least peak, and after a few
         // tries straight to it: the tightest plan is always tried, so a
         // budget at its run's peak always fits.
