@@ -36,7 +36,7 @@ from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes
 from .errors import UsageError
 from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import backward, batch_tensors, differentiated_from, loss_of, run_forward
+from .steps import OUTPUT_GRADIENT, backward, batch_tensors, differentiated_from, loss_of, output_tensors, run_forward
 
 TIMED_STEPS = 3
 # FLOPs per output element of the ops that are not matrix products (as
@@ -126,7 +126,12 @@ class _Owners:
         return entry[0]
 
     def set(self, tensor, node):
-        self._map[storage_key(tensor)] = (node, StorageWeakRef(storage_of(tensor)))
+        storage = storage_of(tensor)
+        self._map[storage_key(tensor)] = (node, StorageWeakRef(storage), storage._cdata)
+
+    def storages(self):
+        """(address, weak reference) of every storage seen, for LiveTensors.adopt."""
+        return [(entry[2], entry[1]) for entry in self._map.values()]
 
 
 class _Recorder(TorchDispatchMode):
@@ -194,6 +199,47 @@ class _Recorder(TorchDispatchMode):
         return out
 
 
+class _Alive(TorchDispatchMode):
+    """A plain forward pass, holding nothing of its own (the recording step's
+    grad_fns keep more alive): by (block, call index), the op outputs still
+    alive right after each op call."""
+
+    def __init__(self, blocks, ignored):
+        super().__init__()
+        self.blocks = blocks
+        self.ignored = {storage_of(t)._cdata for t in ignored}
+        self.made = {}   # storage address -> (call key, weak reference)
+        self.after = {}  # call key -> call keys of the outputs alive after it
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        key = self.blocks.next_call(func)
+        out = run_op(func, args, kwargs)
+        for t in _tensors(out):
+            storage = storage_of(t)
+            entry = self.made.get(storage._cdata)
+            if storage._cdata not in self.ignored and (entry is None or entry[1].expired()):
+                # The first new storage is the node's output (as _Recorder
+                # counts it); the others (LayerNorm's mean and rstd) are saved.
+                self.made[storage._cdata] = (key, StorageWeakRef(storage))
+                break
+        self.after[key] = {k for k, ref in self.made.values() if not ref.expired()}
+        return out
+
+
+def _alive_after(nodes, model, batch, spec, calls, ignored):
+    """Sets each node's "alive_after": the earlier nodes whose outputs a
+    plain forward pass still holds when it is made."""
+    alive = _Alive(calls, ignored)
+    calls.calls[""] = 0
+    with alive:
+        output = run_forward(model, batch, spec)
+    del output
+    index_of = {(n["module"], n["call"]): i for i, n in enumerate(nodes) if i}
+    for i, node in enumerate(nodes):
+        after = alive.after.get((node["module"], node["call"]), [])
+        node["alive_after"] = [index_of[k] for k in after if k in index_of and index_of[k] < i]
+
+
 class _Timer(TorchDispatchMode):
     """Time of every op call, by (block, call index)."""
 
@@ -242,24 +288,60 @@ def _saved(nodes, owners_of_key, ignored):
                         node["saved_extra"][key] = storage_bytes(t)
 
 
-def _backward_measured(nodes, output, spec, ignored):
+def _held_by_code(nodes):
+    """Forward workspace of each node: the outputs of earlier nodes that
+    PyTorch still holds when it is made although remat has freed them (every
+    reader has run, no backward reads them). A block's Python locals do that:
+    GPT's `scores = scores.masked_fill(...)` keeps the masked scores until the
+    block returns, after the softmax that was their last reader."""
+    index_of = {node["first"]: i for i, node in enumerate(nodes)}
+    read_later = {0, len(nodes) - 1}  # the input and the model's output: held all step
+    last_reader = list(range(len(nodes)))
+    for i, node in enumerate(nodes):
+        if node["saves_output"]:
+            read_later.add(i)
+        read_later.update(node["saved_inputs"])
+        read_later.update(index_of[k] for k in node["saved_extra"] if k in index_of)
+        for p in node["inputs"]:
+            last_reader[p] = max(last_reader[p], i)
+    return [sum(nodes[j]["bytes"] for j in node.get("alive_after", ())
+                if j not in read_later and last_reader[j] < i) for i, node in enumerate(nodes)]
+
+
+def _backward_measured(nodes, output, spec, ignored, forward_storages):
     """The recording step's backward under LiveTensors, with a hook after
     every node's grad_fn: the most it held above what it started with, less
     the gradients it makes for its node inputs (remat counts those as b_p), is the
     node's backward workspace (weight gradients before they are added into
     .grad, the intermediates of a softmax's backward...). remat charges it to
-    the gradient computed first among the node's inputs."""
+    the gradient computed first among the node's inputs.
+
+    The model's output and its gradient stay referenced by
+    torch.autograd.backward's arguments until the backward returns; remat
+    counts them in PyTorch's run of a plan (app/cli/op_plan_command.cpp),
+    which holds both to the end, so no window carries them. The first window
+    (the last node's own) makes the gradient: its growth has it, and so does
+    that run: it is taken off there."""
     live = LiveTensors(ignore=ignored)
-    state = {"start": 0}
+    live.adopt(forward_storages)  # made by the forward, before the windows: views of them are not new bytes
+    state = {"start": 0, "windows": 0}
     handles = []
+    gradient = 0  # the output gradient's bytes, made in the first window
+    if differentiated_from(output, spec) == OUTPUT_GRADIENT:
+        gradient = sum(storage_bytes(t) for t in output_tensors(output))
+
+    def takers(index):
+        return [p for p in nodes[index]["inputs"] if nodes[p]["requires_grad"]]
 
     def after(index):
         # What remat counts as made here: the gradients of the node's inputs.
-        made = sum(nodes[p]["bytes"] for p in nodes[index]["inputs"] if nodes[p]["requires_grad"])
+        made = sum(nodes[p]["bytes"] for p in takers(index))
 
         def hook(grad_inputs, grad_outputs):
+            made_here = gradient if state["windows"] == 0 else 0
             nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
-                                                 live.window_peak - state["start"] - made)
+                                                 live.window_peak - state["start"] - made - made_here)
+            state["windows"] += 1
             state["start"] = live.sample()
             live.reset_window()
         return hook
@@ -330,8 +412,9 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                              "the step (the input handed back?); nothing to trace at op level")
         nodes = nodes[:max(made) + 1]
         _saved(nodes, recorder.owners.get, recorder.ignored)
-        _backward_measured(nodes, output, spec, ignored + given)
+        _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
         del loss, output, recorder
+        _alive_after(nodes, model, batch, spec, calls, ignored + given)
 
         progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
         samples = {}
@@ -358,6 +441,7 @@ def _given(batch, spec):
 
 def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from):
     alive = _drop_dead(nodes)
+    held = _held_by_code(nodes)
     workspace = [0] * len(nodes)
     for node in nodes:
         takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
@@ -390,6 +474,8 @@ def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samp
         entry["backward_cost"] = round(2 * forward, 6) if node["requires_grad"] else 0
         if node["matmul_flops"]:
             entry["flops"] = node["matmul_flops"]
+        if held[i]:
+            entry["workspace"] = held[i]
         if workspace[i]:
             entry["backward_workspace"] = workspace[i]
         inputs = [p for p in node["inputs"] if alive[p]]

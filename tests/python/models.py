@@ -296,3 +296,16 @@ class SharedBlock(nn.Module):
 def shared_block():
     torch.manual_seed(0)
     return SharedBlock()
+
+
+def causal_layers():
+    """Two of bench/gpt2_layers.py's GPT-2 blocks at width 32, 4 heads: their
+    Python locals (`scores`, `causal`) outlive their last reader, and their
+    backward transposes saved tensors (op level, docs/pytorch.md)."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpt2_layers.py")
+    spec = importlib.util.spec_from_file_location("gpt2_layers", path)
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    return nn.Sequential(*[layers.Block(width=32, heads=4) for _ in range(2)])
