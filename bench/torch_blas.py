@@ -5,9 +5,9 @@ is built against the generic libblas.so.3, which the alternatives system
 points at the reference BLAS (netlib libblas3, unoptimised) until an
 optimised one such as libopenblas0-pthread is installed: the same script can
 then be 10x faster or slower. So every comparison prints what this process
-really loaded, and refuses a ratio against the reference BLAS.
+really loaded, and refuses a ratio against the reference BLAS. Thread counts:
+bench/torch_threads.py.
 
-    configure_threads(n)          before `import torch`: the BLAS's threads
     describe(torch)               after it: what was loaded, as a dict
     refusal(info)                 why no ratio may be printed, or None
 """
@@ -25,29 +25,6 @@ def available_cores():
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
-
-
-def threads_from_argv(argv, default):
-    """The value of --threads N / --threads=N in argv, else `default` (parsing proper happens later)."""
-    for i, a in enumerate(argv):
-        if a == "--threads" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--threads="):
-            return a.split("=", 1)[1]
-    return str(default)
-
-
-def configure_threads(threads):
-    """OpenBLAS (and OpenMP, MKL) read their thread counts once, when they load: set them before torch does.
-    Without this, Debian's OpenBLAS runs every core whatever torch.set_num_threads says.
-
-    OMP_WAIT_POLICY=PASSIVE unless the caller set one: with libgomp's default, PyTorch's OpenMP threads
-    busy-wait between its parallel ops and take the cores from OpenBLAS's own threads; on a 2-core machine
-    shared with other work a step then ran 7-9x slower than with PASSIVE (2.11 s against 0.31 s here,
-    2026-11-24). The peer gets its better setting."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def _mapped_libraries():

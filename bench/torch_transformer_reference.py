@@ -23,10 +23,14 @@ script
        that a burst of other work on the machine spoils a round, not a side;
      - gradients (per tensor: L2 norm and sum, remat's JSON vs torch's).
 
-Threads: both sides run --threads (default every core): remat measure
---threads N, and PyTorch with torch.set_num_threads(N) and its BLAS's own
-threads (OPENBLAS_NUM_THREADS, set before torch loads: Debian's OpenBLAS
-otherwise runs every core whatever set_num_threads says).
+Threads: remat runs --threads N (default every core). PyTorch has two pools,
+its own (torch.set_num_threads) and its BLAS's (OPENBLAS_NUM_THREADS, set
+before torch loads: Debian's OpenBLAS otherwise runs every core whatever
+set_num_threads says), and they fight when both take every core. So at N > 1
+the script runs itself once per split (torch N / BLAS 1, torch 1 / BLAS N,
+torch N / BLAS N; bench/torch_threads.py), each in its own process with remat
+in its rounds, and takes the split whose PyTorch step was fastest as the peer
+of each step, naming it. --split T,B runs one split only (the full report).
 
 The BLAS: the script prints which BLAS PyTorch computes with (BLAS_INFO, the
 libraries this process mapped, OpenBLAS's own report; bench/torch_blas.py)
@@ -66,9 +70,16 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_blas  # noqa: E402
+import torch_threads  # noqa: E402
+from torch_cpu_peak import cpu_step_peak  # noqa: E402
 
+LABELS = ("store_all", "per_layer_checkpointing")
+THREADS = torch_threads.threads_from_argv(sys.argv, torch_blas.available_cores())
+if __name__ == "__main__" and torch_threads.races_every_split(sys.argv, THREADS):
+    torch_threads.race_every_split(os.path.abspath(__file__), sys.argv[1:], LABELS, THREADS)
+    sys.exit(0)
 # Before torch loads its BLAS, which reads its thread count once.
-torch_blas.configure_threads(torch_blas.threads_from_argv(sys.argv, torch_blas.available_cores()))
+torch_threads.configure(torch_threads.split_from_argv(sys.argv) or (THREADS, THREADS))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -92,12 +103,18 @@ def parse_args():
                    help="rounds in which remat and PyTorch take turns; the median of the rounds is reported")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=torch_blas.available_cores(),
-                   help="CPU threads for both remat (--threads) and PyTorch and its BLAS (default: every core)")
+                   help="CPU cores for both sides: remat's --threads, PyTorch's split of them (default: every core)")
+    p.add_argument("--split", type=torch_threads.parse_split, default=None, metavar="TORCH,BLAS",
+                   help="PyTorch's own threads and its BLAS's, each <= --threads (default: every split, the "
+                        "fastest is the peer)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     a = p.parse_args()
     for name in ("layers", "hidden", "heads", "seq", "batch", "repeat", "rounds", "threads"):
         if getattr(a, name) < 1:
             p.error(f"--{name} must be >= 1, got {getattr(a, name)}")
+    a.split = a.split or (a.threads, a.threads)
+    if max(a.split) > a.threads:
+        p.error(f"--split {a.split[0]},{a.split[1]} uses more than --threads {a.threads} cores")
     if a.hidden % a.heads:
         p.error(f"--hidden {a.hidden} is not divisible by --heads {a.heads}")
     return a
@@ -228,16 +245,7 @@ def peak_bytes(args, layers, x, target, per_layer_checkpoint):
         step(layers, x, target, per_layer_checkpoint)
         torch.cuda.synchronize()
         return torch.cuda.max_memory_allocated() - before
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
-        step(layers, x, target, per_layer_checkpoint)
-    # Each op's own allocations minus frees (children excluded), in the order
-    # the ops started; "[memory]" events are those outside any op.
-    events = sorted(prof.events(), key=lambda e: (e.time_range.start, -e.time_range.end))
-    total = peak = 0
-    for e in events:
-        total += e.cpu_memory_usage if e.name == "[memory]" else e.self_cpu_memory_usage
-        peak = max(peak, total)
-    return peak
+    return cpu_step_peak(torch, lambda: step(layers, x, target, per_layer_checkpoint))
 
 
 def zero_grads(layers, x):
@@ -317,7 +325,7 @@ def sgemm_rate(args):
 
 def main():
     args = parse_args()
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.split[0])
     device = torch.device(args.device)
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("torch_transformer_reference: --device cuda but torch sees no CUDA device")
@@ -336,6 +344,8 @@ def main():
     result = {"machine": platform.node(), "processor": platform.processor() or platform.machine(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "command": " ".join(sys.argv),
               "torch": torch.__version__, "blas": blas, "device": doc["device"], "threads": args.threads,
+              "torch_threads": args.split[0], "blas_threads": args.split[1],
+              "torch_threads_seen": torch.get_num_threads(),
               "rounds": args.rounds, "repeat": args.repeat, "network": doc["network"]}
     plan = (("store_all", "store-all", False), ("per_layer_checkpointing", "periodic", True))
     layer_flops = 24.0 * args.seq * args.batch * args.hidden ** 2 + 4.0 * args.seq ** 2 * args.batch * args.hidden
@@ -380,8 +390,8 @@ def main():
         return
     mib = 1 << 20
     net = doc["network"]
-    print(f"{result['date']}  {result['machine']} ({result['processor']}), {args.threads} thread(s) each; "
-          f"{args.rounds} round(s) of {args.repeat} steps per side")
+    print(f"{result['date']}  {result['machine']} ({result['processor']}), remat {args.threads} thread(s), "
+          f"PyTorch {torch_threads.name(args.split)}; {args.rounds} round(s) of {args.repeat} steps per side")
     print(torch_blas.summary(blas))
     print(f"remat: {doc['device']}")
     print(f"network: L = {net['layers']}, h = {net['hidden']}, {net['heads']} heads, seq {net['seq']}, "

@@ -90,7 +90,11 @@ OpGraph opGraph(const Model &model, const std::vector<std::string> &modules, std
     g.groups.push_back({"", {0}, false});
     for (int i = 1; i < model.forwardCount(); ++i) {
         const std::string &module = modules[static_cast<std::size_t>(i)];
-        if (module.empty() || g.groups.back().module != module)
+        // Consecutive nodes outside the blocks (embeddings before them; the
+        // head and a loss after them) are one group, always kept: its inner
+        // nodes (a position index, a dropout mask) feed later nodes of the
+        // same group, which a group per node would make reads beyond it.
+        if (g.groups.size() == 1 || g.groups.back().module != module)
             g.groups.push_back({module, {}, false});
         g.groups.back().nodes.push_back(i);
         g.groupOf[static_cast<std::size_t>(i)] = static_cast<int>(g.groups.size()) - 1;

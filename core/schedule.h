@@ -56,6 +56,7 @@ struct RuntimeEvent {
     std::int64_t size = 0;    // what freeing it gives back (bytes, or 1 node)
     std::int64_t idleOps = 0; // computes since it was last used
     double score = 0;         // h, the lowest of the candidates
+    bool weighsIdle = true;   // h_DTR divides by idle; h = c/m does not (idle then breaks ties only)
     int candidates = 0;       // nodes it could have evicted
     // Rematerialize: the node whose computation needs it, and how deep the
     // chain of recomputations is (1: the step's own op needs it).

@@ -13,11 +13,13 @@
 #include "core/simulator.h"
 #include "core/units.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 namespace remat::cli {
 
@@ -176,6 +178,102 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
 }
 
+// PyTorch's run of an op-level plan: the plan's schedule with two holds that
+// opSchedule does not make (docs/pytorch.md, "Op level"). PyTorch's
+// selective-checkpoint cache (and remat_torch's one for PyTorch 1.13) holds
+// every kept tensor of a checkpointed block from the forward pass until the
+// block's re-run hands it back, where opSchedule frees a kept tensor after its
+// last reader (for a block's output that the next block reads but does not
+// save, in the forward pass): those frees move after the block's re-run. And
+// torch.autograd.backward's arguments hold the model's output and its
+// gradient until the backward returns, re-runs included: their frees move to
+// the end.
+Schedule pytorchRunSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep) {
+    Schedule s = opSchedule(model, graph, keep, "PyTorch's run");
+    auto &ops = s.ops;
+    const auto computes = [&](const Op &op, int i) {
+        return op.kind == OpKind::Compute && op.node == model.forwardNode(i);
+    };
+    for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+        if (!graph.groups[g].selectable || storesGroup(graph, keep, static_cast<int>(g)))
+            continue;
+        std::size_t rerunEnd = 0;
+        for (std::size_t k = 0; k < ops.size(); ++k)
+            for (int j : graph.groups[g].nodes)
+                if (!keep[static_cast<std::size_t>(j)] && computes(ops[k], j))
+                    rerunEnd = k;
+        for (int j : graph.groups[g].nodes) {
+            if (!keep[static_cast<std::size_t>(j)])
+                continue;
+            const Op freed = Op::free(model.forwardNode(j));
+            const auto at = std::find(ops.begin(), ops.end(), freed);
+            if (at == ops.end() || static_cast<std::size_t>(at - ops.begin()) > rerunEnd)
+                continue;
+            ops.erase(at);
+            // the erase moved the re-run's last op to rerunEnd - 1: the free goes right after it
+            ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(rerunEnd), freed);
+        }
+    }
+    for (const Op held : {Op::free(model.outputNode()), Op::free(model.backwardNode(model.forwardCount() - 1))}) {
+        const auto at = std::find(ops.begin(), ops.end(), held);
+        if (at != ops.end()) {
+            ops.erase(at);
+            ops.push_back(held);
+        }
+    }
+    return s;
+}
+
+// What the planner gives for `budget`, planned lower by the excess until
+// PyTorch's run of it (pytorchRunSchedule) fits, as block level does
+// (plan_command.cpp, fitWhenApplied). `result` is empty when no plan fits the
+// budget even by remat's count; throws when none runs within it in PyTorch.
+struct AppliedOpPlan {
+    std::optional<OpPlanResult> result;
+    Summary applied;                // PyTorch's run of it, counted
+    std::int64_t plannedWithin = 0; // the budget it was planned for
+};
+
+AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, const OpPlanner &planner,
+                                  std::int64_t budget) {
+    AppliedOpPlan fit{planner.plan(budget), {}, budget};
+    const std::int64_t least = planner.minimumPeakBytes();
+    for (int attempt = 0; fit.result; ++attempt) {
+        fit.applied = Simulator::summarize(model, pytorchRunSchedule(model, graph, fit.result->keep));
+        if (fit.applied.peakBytes <= budget)
+            return fit;
+        if (fit.plannedWithin == least) {
+            // In bytes where the two would read alike in MiB.
+            const bool alike = formatBytes(budget) == formatBytes(fit.applied.peakBytes);
+            const auto text = [&](std::int64_t b) { return alike ? std::to_string(b) + " B" : formatBytes(b); };
+            throw InvalidArgument("--budget " + text(budget) +
+                                  ": no op-level plan runs in PyTorch within it (its selective-checkpoint cache "
+                                  "holds each checkpointed block's kept tensors until the block's re-run, its step "
+                                  "the model's output and gradient to the end); the tightest runs at " +
+                                  text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
+        }
+        // Lower by the excess, never past the least peak, and after a few
+        // tries straight to it: the tightest plan is always tried, so a
+        // budget at its run's peak always fits.
+        fit.plannedWithin =
+            attempt < 16 ? std::max(least, fit.plannedWithin - (fit.applied.peakBytes - budget)) : least;
+        fit.result = planner.plan(fit.plannedWithin);
+    }
+    return fit; // empty: below the least peak by remat's own count, which the caller says
+}
+
+// One line when PyTorch's run differs from the plan's own count, "" otherwise.
+std::string appliedLine(const Summary &plan, const AppliedOpPlan &fit, std::int64_t budget) {
+    if (fit.applied.peakBytes == plan.peakBytes && fit.plannedWithin == budget)
+        return "";
+    std::string line = "\nPyTorch's run of it peaks at " + formatBytes(fit.applied.peakBytes) +
+                       " (its selective-checkpoint cache holds each checkpointed block's kept tensors until the "
+                       "block's re-run, its step the model's output and gradient to the end)";
+    if (fit.plannedWithin != budget)
+        line += "; planned within " + formatBytes(fit.plannedWithin) + " so that it fits the budget";
+    return line + "\n";
+}
+
 } // namespace
 
 void runOpPlan(const PlanOptions &options, std::ostream &out) {
@@ -198,7 +296,8 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     const std::int64_t budget = parseBytes(options.budget, "--budget");
     const auto started = std::chrono::steady_clock::now();
     const OpPlanner planner(model, graph, searchOptions);
-    const auto result = planner.plan(budget);
+    const AppliedOpPlan fitted = planAsPyTorchRunsIt(model, graph, planner, budget);
+    const auto &result = fitted.result;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!result)
         throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
@@ -234,7 +333,12 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
         doc["named"] = points;
         if (!planned.file.trace.empty())
             doc["trace"] = nlohmann::ordered_json::parse(planned.file.trace);
-        doc["selective"] = selectiveJson(model, graph, result->keep, plan.summary);
+        doc["selective"] = selectiveJson(model, graph, result->keep, fitted.applied);
+        if (fitted.plannedWithin != budget)
+            doc["selective"]["planned_within_bytes"] = fitted.plannedWithin;
+        // What verify sets beside the plain model's peak: PyTorch's run of store-all.
+        doc["store_all"]["peak_bytes"] =
+            Simulator::summarize(model, pytorchRunSchedule(model, graph, keepEverything(graph))).peakBytes;
         out << doc.dump(2) << '\n';
         return;
     }
@@ -244,6 +348,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     printRow(out, plan.label, plan.summary, plan.recompute, storeAll, unit);
     for (const OpPolicy &c : named)
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
+    out << appliedLine(plan.summary, fitted, budget);
     out << "\nre-run before each block's backward:\n";
     for (std::size_t g = 0; g < graph.groups.size(); ++g) {
         const OpGroup &group = graph.groups[g];

@@ -95,7 +95,10 @@ void paintOpBlocks(QPainter &painter, const QRectF &rect, const Timeline &timeli
         }
         painter.setPen(QPen(static_cast<int>(b) == l.opened ? palette.text : palette.nodeOutline,
                             static_cast<int>(b) == l.opened ? 2 : 1));
-        painter.setBrush(resident > 0 ? palette.resident.lighter(170) : palette.background);
+        // A pale tint of "resident" over the background: the text stays readable in both themes.
+        QColor tint = palette.resident;
+        tint.setAlphaF(0.35);
+        painter.setBrush(resident > 0 ? QBrush(tint) : QBrush(Qt::NoBrush));
         painter.drawRoundedRect(l.blocks[b], 4, 4);
         painter.setPen(palette.text);
         const QString text = QStringLiteral("%1 \u00b7 %2 re-run")

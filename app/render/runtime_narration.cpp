@@ -20,11 +20,14 @@ std::string plural(std::int64_t n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// "a_5 (cost 1, size 1, idle 7 ops: lowest h)"
+// "a_5 (cost 1, size 1, idle 7 ops: lowest h_DTR)" or "a_5 (cost 1, size 1: lowest c/m)": the terms the
+// heuristic that chose it weighs, and its name.
 std::string terms(const Model &model, const RuntimeEvent &e) {
     const std::string size = e.countsNodes ? std::to_string(e.size) : formatSize(e.size, model.sizesInNodes());
-    return victim(model, e) + " (cost " + formatCost(e.cost, model.costUnit()) + ", size " + size + ", idle " +
-           plural(e.idleOps, "op", "ops") + ": lowest h)";
+    const std::string weighed = "cost " + formatCost(e.cost, model.costUnit()) + ", size " + size;
+    if (!e.weighsIdle)
+        return victim(model, e) + " (" + weighed + ": lowest c/m)";
+    return victim(model, e) + " (" + weighed + ", idle " + plural(e.idleOps, "op", "ops") + ": lowest h_DTR)";
 }
 
 // "memory full at 6 nodes: evicted a_5 (...)[, then a_3 (...)]"

@@ -1,7 +1,7 @@
 #pragma once
 // dtr's decisions in words, from what it recorded when it made them
 // (Schedule::events): why a node was evicted ("memory full at 12 nodes:
-// evicting a_5 (cost 1, size 1, idle 7 ops: lowest h)"), why one is
+// evicting a_5 (cost 1, size 1, idle 7 ops: lowest h_DTR)"), why one is
 // rematerialized and how deep the chain of recomputations goes. No Qt: the
 // studio's narration, the GIF frames' status line and tests read the same
 // words.
@@ -27,7 +27,7 @@ std::optional<std::string> narrateRuntimeEvent(const Timeline &timeline, const S
 
 // The same in one short line for a GIF frame's status, the victim first
 // ("" when nothing was decided): "evicted a_5 (cost 1, size 1, idle 7 ops:
-// lowest h), memory full at 6 nodes", "rematerializing a_3 for a_4 (depth 2)".
+// lowest h_DTR), memory full at 6 nodes", "rematerializing a_3 for a_4 (depth 2)".
 std::string runtimeStatus(const Timeline &timeline, std::int64_t step);
 
 } // namespace remat::render

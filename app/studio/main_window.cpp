@@ -141,8 +141,11 @@ void MainWindow::connectSession() {
         rebuildPaneGrid();
         applyPalette();
     });
-    connect(s, &Session::paneConfigChanged, this,
-            [this](int index) { pane(index)->setConfig(session_->paneConfig(index), session_->layers()); });
+    connect(s, &Session::paneConfigChanged, this, [this](int index) {
+        pane(index)->setConfig(session_->paneConfig(index), session_->layers());
+        showCurrentPane(); // its accessible name says its strategy
+    });
+    connect(s, &Session::currentPaneChanged, this, &MainWindow::showCurrentPane);
     connect(s, &Session::paneStateChanged, this, &MainWindow::showPaneState);
     connect(s, &Session::runsChanged, this, &MainWindow::showRuns);
     connect(s, &Session::modelChanged, this, &MainWindow::showModel);
@@ -176,6 +179,7 @@ void MainWindow::addPaneWidget(int index) {
     connect(w, &PaneWidget::removeRequested, this, [this, w] { session_->removePane(indexOfWidget(w)); });
     connect(w, &PaneWidget::nodeClicked, this,
             [this, w](NodeId node) { session_->toggleCheckpoint(indexOfWidget(w), node); });
+    connect(w, &PaneWidget::selectRequested, this, [this, w] { session_->setCurrentPane(indexOfWidget(w)); });
     panes_.insert(panes_.begin() + index, w);
     rebuildPaneGrid();
     applyPalette();
@@ -222,6 +226,22 @@ void MainWindow::rebuildPaneGrid() {
     for (int c = 0; c < 4; ++c)
         paneGrid_->setColumnStretch(c, c < columns ? 1 : 0);
     addPaneAction_->setEnabled(count < Session::kMaxPanes);
+    for (QAction *a : paneSelectionActions_)
+        a->setEnabled(count > 1);
+    showCurrentPane();
+}
+
+void MainWindow::showCurrentPane() {
+    const int count = static_cast<int>(panes_.size());
+    const int current = session_->currentPane();
+    for (int i = 0; i < count && count == session_->paneCount(); ++i) {
+        // One pane needs no mark: it is the one every view shows.
+        pane(i)->setCurrent(i == current && count > 1);
+        pane(i)->setAccessibleName(tr("Pane %1: %2%3")
+                                       .arg(i + 1)
+                                       .arg(QString::fromStdString(session_->paneConfig(i).strategy))
+                                       .arg(i == current ? tr(" (selected)") : QString()));
+    }
 }
 
 int MainWindow::indexOfWidget(const PaneWidget *w) const {

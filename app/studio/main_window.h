@@ -96,6 +96,7 @@ private:
     void showRuns();
     void rebuildPaneGrid();
     void showPosition();
+    void showCurrentPane();
     void applyPalette();
     // The window's look and the session as the user left them (QSettings).
     bool restoreSettings();
@@ -117,6 +118,7 @@ private:
     QLabel *linkLabel_ = nullptr;
     QAction *syncByTime_ = nullptr;
     QAction *addPaneAction_ = nullptr;
+    QList<QAction *> paneSelectionActions_; // next and previous pane: keys that work whatever has focus
     QActionGroup *themeGroup_ = nullptr;
     QProgressBar *progress_;
     QPushButton *cancel_;

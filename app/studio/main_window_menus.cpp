@@ -20,6 +20,7 @@
 #include <QToolBar>
 
 #include <cmath>
+#include <tuple>
 
 namespace remat::studio {
 
@@ -42,6 +43,7 @@ void MainWindow::buildMenus() {
     QList<QAction *> playerActions;
     PlayerKeys *keys = nullptr;
     buildPlayerMenu(playerActions, keys);
+    keys->addActions(paneSelectionActions_);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     themeGroup_ = new QActionGroup(this);
@@ -123,6 +125,22 @@ void MainWindow::buildPanesMenu() {
         });
         a->setObjectName(QStringLiteral("opLevel-%1").arg(QString::fromStdString(name)));
     }
+    // The current pane, which the Blocks strip shows; also a click in a pane.
+    panes->addSeparator();
+    for (const auto &[text, name, step, keys] :
+         {std::tuple{tr("Select &next pane"), "nextPane", 1, QList<QKeySequence>{QKeySequence(tr("Ctrl+Tab"))}},
+          std::tuple{
+              tr("Select pre&vious pane"), "previousPane", -1,
+              // Shift+Tab arrives as Backtab on some platforms.
+              QList<QKeySequence>{QKeySequence(tr("Ctrl+Shift+Tab")), QKeySequence(tr("Ctrl+Shift+Backtab"))}}}) {
+        QAction *a = panes->addAction(text, this, [this, step] { session_->cycleCurrentPane(step); });
+        a->setObjectName(QString::fromLatin1(name));
+        a->setShortcuts(keys);
+        a->setShortcutContext(Qt::WindowShortcut);
+        addAction(a);
+        paneSelectionActions_ << a;
+    }
+    panes->addSeparator();
     addLinkAction(panes, *session_, this); // app/studio/link_dialog.h
     syncByTime_ = panes->addAction(tr("Synchronize by &time (op cost)"));
     syncByTime_->setCheckable(true);

@@ -1,13 +1,16 @@
 #pragma once
-// The Blocks panel of an op-level model: its blocks in a strip, and the block
-// the session has opened (double-click a block, again to close) drawn op by
-// op for the right-most pane's run at the player's current op: which tensors
-// the plan keeps into the backward pass, which it re-runs, which are in
-// memory now (app/render/op_block_layout.h). Hidden for other models.
+// The Blocks panel of an op-level model: a title naming the pane it shows,
+// its blocks in a strip, and the block the session has opened (double-click
+// a block, again to close) drawn op by op for the session's current pane's
+// run at the player's current op: which tensors the plan keeps into the
+// backward pass, which it re-runs, which are in memory now
+// (app/render/op_block_layout.h). Hidden for other models.
 #include "core/op_plan.h"
+#include "core/timeline.h"
 
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 namespace remat::studio {
@@ -24,12 +27,22 @@ public:
     // summary table): the panel is hidden while presenting.
     void setPresenting(bool on);
 
+    // What the panel shows: the current pane's timeline (null while that pane
+    // has no run of this model) and the title naming that pane.
+    std::shared_ptr<const Timeline> shownTimeline() const;
+    QString title() const;
+
 protected:
     void paintEvent(QPaintEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void modelChanged();
+    void paneChanged();
+    void fitHeight();
+    int titleHeight() const;
+    QRectF blocksRect() const; // below the title
 
     Session &session_;
     Player &player_;

@@ -2,6 +2,7 @@
 
 #include "app/render/narration.h"
 #include "app/render/stream_narration.h"
+#include "core/planners/dtr_runtime.h"
 #include "core/strategy_registry.h"
 #include "core/units.h"
 
@@ -10,6 +11,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMouseEvent>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -69,8 +72,29 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     controls->addWidget(checkpoints_, 1);
     controls->addWidget(slotsLabel_);
     controls->addWidget(slots_);
+    // The title and the table name the heuristic (the Schedule's description), the narration of each
+    // eviction too (RuntimeEvent::weighsIdle).
+    heuristicLabel_ = new QLabel(tr("evict by"), this);
+    heuristic_ = new QComboBox(this);
+    heuristic_->setObjectName("heuristic");
+    heuristic_->setToolTip(
+        tr("Which resident tensor the runtime evicts when memory is full: the one with the lowest h"));
+    for (const auto &[heuristic, why] :
+         {std::pair{planners::DtrHeuristic::Dtr,
+                    tr("the DTR paper's: recompute cost, with the evicted neighbourhood it would lengthen, over size "
+                       "times ops since last use")},
+          std::pair{planners::DtrHeuristic::CostPerByte,
+                    tr("cost per byte: its own recompute cost over its size; no staleness, no neighbourhood")}}) {
+        const std::string_view formula = planners::dtrHeuristicFormula(heuristic);
+        const std::string_view name = planners::dtrHeuristicName(heuristic);
+        heuristic_->addItem(QString::fromUtf8(formula.data(), static_cast<int>(formula.size())),
+                            QString::fromUtf8(name.data(), static_cast<int>(name.size())));
+        heuristic_->setItemData(heuristic_->count() - 1, why, Qt::ToolTipRole);
+    }
     controls->addWidget(budgetLabel_);
     controls->addWidget(budget_);
+    controls->addWidget(heuristicLabel_);
+    controls->addWidget(heuristic_);
     controls->addStretch();
     remove_ = new QToolButton(this);
     remove_->setText(QStringLiteral("\u2715"));
@@ -87,6 +111,7 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     layout->addWidget(title_);
 
     view_ = new ScheduleView(this);
+    view_->setObjectName("scheduleView");
     layout->addWidget(view_, 1);
 
     position_ = new QLabel(this);
@@ -109,6 +134,10 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
         updateParamControls();
         emitConfig();
     });
+    connect(heuristic_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!updating_)
+            emitConfig();
+    });
     for (QSpinBox *spin : {every_, slots_, budget_}) {
         spin->setKeyboardTracking(false);
         connect(spin, &QSpinBox::valueChanged, this, [this] {
@@ -124,6 +153,9 @@ PaneWidget::PaneWidget(QWidget *parent) : QWidget(parent) {
     });
     connect(remove_, &QToolButton::clicked, this, &PaneWidget::removeRequested);
     connect(view_, &ScheduleView::nodeClicked, this, &PaneWidget::nodeClicked);
+    // A click or focus anywhere in the pane makes it the current one.
+    for (QWidget *child : findChildren<QWidget *>())
+        child->installEventFilter(this);
     updateParamControls();
 }
 
@@ -143,6 +175,9 @@ void PaneWidget::updateParamControls() {
     budget_->setVisible(budget && !budgetBytes_);
     budgetLabel_->setText(budgetBytes_ ? tr("memory \u2264 %1").arg(QString::fromStdString(formatBytes(*budgetBytes_)))
                                        : tr("memory \u2264"));
+    const bool runtime = name == QLatin1String("dtr");
+    heuristicLabel_->setVisible(runtime);
+    heuristic_->setVisible(runtime);
 }
 
 void PaneWidget::setGraphModel(bool graph) {
@@ -172,7 +207,9 @@ void PaneWidget::setConfig(const PaneConfig &config, int layers) {
                                                                    1'000'000'000)));
     budget_->setValue(static_cast<int>(config.params.budgetNodes.value_or(2 * defaultEvery + 1)));
     budgetBytes_ = config.params.budgetBytes;
-    heuristic_ = config.params.heuristic;
+    const std::string_view defaultHeuristic = planners::dtrHeuristicName(planners::DtrHeuristic::Dtr);
+    heuristic_->setCurrentIndex(std::max(0, heuristic_->findData(QString::fromStdString(
+                                                config.params.heuristic.value_or(std::string(defaultHeuristic))))));
     QStringList list;
     if (config.params.checkpoints)
         for (const int c : *config.params.checkpoints)
@@ -197,7 +234,7 @@ void PaneWidget::emitConfig() {
     else if (budget)
         config.params.budgetNodes = budget_->value();
     if (config.strategy == "dtr")
-        config.params.heuristic = heuristic_;
+        config.params.heuristic = heuristic_->currentData().toString().toStdString();
     if (config.strategy == "checkpoints") {
         std::vector<int> list;
         const QStringList parts =
@@ -282,6 +319,8 @@ QString PaneWidget::narration() const {
 
 void PaneWidget::setPalette(const render::Palette &palette, QColor seriesColor) {
     view_->setPalette(palette);
+    seriesColor_ = seriesColor;
+    update();
     QPixmap pixmap(12, 12);
     pixmap.fill(seriesColor);
     swatch_->setPixmap(pixmap);
@@ -295,6 +334,40 @@ void PaneWidget::setPresenting(bool on) {
     controls_->setVisible(!on);
     narrationLines_ = 3; // a narrow pane's narration needs three lines at the larger size too
     narration_->setMinimumHeight(fontMetrics().lineSpacing() * narrationLines_);
+}
+
+void PaneWidget::setCurrent(bool current) {
+    if (current == current_)
+        return;
+    current_ = current;
+    update();
+}
+
+void PaneWidget::paintEvent(QPaintEvent *) {
+    if (!current_)
+        return;
+    // In the layout's margin, around everything the pane shows.
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(seriesColor_, 3));
+    painter.drawRoundedRect(QRectF(rect()).adjusted(1.5, 1.5, -1.5, -1.5), 5, 5);
+}
+
+void PaneWidget::mousePressEvent(QMouseEvent *event) {
+    emit selectRequested();
+    QWidget::mousePressEvent(event);
+}
+
+bool PaneWidget::eventFilter(QObject *, QEvent *event) {
+    // Focus the user moved here (Tab, a mouse click), not focus the window
+    // hands out at start, which would take the selection from the right-most pane.
+    const auto userFocus = [event] {
+        const Qt::FocusReason why = static_cast<const QFocusEvent *>(event)->reason();
+        return why == Qt::TabFocusReason || why == Qt::BacktabFocusReason || why == Qt::MouseFocusReason;
+    };
+    if (event->type() == QEvent::MouseButtonPress || (event->type() == QEvent::FocusIn && userFocus()))
+        emit selectRequested();
+    return false;
 }
 
 void PaneWidget::changeEvent(QEvent *event) {

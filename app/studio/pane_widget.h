@@ -1,6 +1,7 @@
 #pragma once
 // One strategy pane: strategy and parameter controls on top, the schedule
 // picture, and a line of narration saying what the current op does and why.
+// The current pane (Session::currentPane) is framed in its colour.
 #include "app/studio/pane_run.h"
 #include "app/studio/schedule_view.h"
 
@@ -36,6 +37,9 @@ public:
     void setPresenting(bool on);
     // Strategies that plan only chains are greyed out while the model is a DAG.
     void setGraphModel(bool graph);
+    // Framed in the pane's colour while it is the session's current pane.
+    void setCurrent(bool current);
+    bool isCurrent() const { return current_; }
 
     ScheduleView *view() const { return view_; }
     QString narration() const;
@@ -44,9 +48,14 @@ signals:
     void configEdited(const remat::studio::PaneConfig &config);
     void removeRequested();
     void nodeClicked(remat::NodeId node);
+    // A click anywhere in the pane, or focus moving into one of its controls.
+    void selectRequested();
 
 protected:
     void changeEvent(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void updateParamControls();
@@ -62,6 +71,8 @@ private:
     QSpinBox *slots_;
     QLabel *budgetLabel_;
     QSpinBox *budget_;
+    QLabel *heuristicLabel_;
+    QComboBox *heuristic_; // dtr's eviction heuristic (core/planners/dtr_runtime.h)
     QWidget *controls_;
     QToolButton *remove_;
     QLabel *swatch_;
@@ -72,7 +83,8 @@ private:
     bool updating_ = false;
     int narrationLines_ = 3;                  // kept free under the picture
     std::optional<std::int64_t> budgetBytes_; // a byte budget (Plan for budget) instead of the nodes box
-    std::optional<std::string> heuristic_;    // dtr's, as the scenario or lesson gave it (no control of its own)
+    QColor seriesColor_;
+    bool current_ = false;
 };
 
 } // namespace remat::studio

@@ -34,6 +34,7 @@ Session::~Session() {
 
 void Session::loadScenario(const Scenario &scenario) {
     player_.pause();
+    currentPane_ = -1; // the scenario's last pane becomes current
     while (!panes_.empty()) {
         panes_.pop_back();
         emit paneRemoved(paneCount());
@@ -55,6 +56,7 @@ bool Session::addPane(const PaneConfig &config) {
     added.config = fittedTo(config, layers_);
     panes_.push_back(std::move(added));
     emit paneAdded(paneCount() - 1);
+    setCurrentPane(paneCount() - 1);
     if (!linkOfferedFor({paneCount() - 1})) // else the default link re-simulated every pane
         simulate({paneCount() - 1});
     return true;
@@ -64,8 +66,26 @@ void Session::removePane(int index) {
     if (index < 0 || index >= paneCount() || paneCount() == 1)
         return;
     panes_.erase(panes_.begin() + index);
+    // The current pane stays current where it moved; a removed current pane hands over to the one in its place.
+    const bool moved = index <= currentPane_;
+    if (index < currentPane_ || currentPane_ == paneCount())
+        --currentPane_;
     emit paneRemoved(index);
+    if (moved)
+        emit currentPaneChanged(currentPane_);
     refreshTracks();
+}
+
+void Session::setCurrentPane(int index) {
+    if (index < 0 || index >= paneCount() || index == currentPane_)
+        return;
+    currentPane_ = index;
+    emit currentPaneChanged(index);
+}
+
+void Session::cycleCurrentPane(int step) {
+    if (paneCount() > 0)
+        setCurrentPane(((currentPane_ + step) % paneCount() + paneCount()) % paneCount());
 }
 
 void Session::setPaneConfig(int index, const PaneConfig &config) {

@@ -67,9 +67,18 @@ public:
     bool paneBusy(int index) const { return pane(index).busy; }
     // The player's track of pane `index`, -1 without a run.
     int trackOf(int index) const { return pane(index).track; }
-    // False (and a message) when kMaxPanes are shown.
+    // False (and a message) when kMaxPanes are shown. The added pane becomes
+    // the current one.
     bool addPane(const PaneConfig &config);
     void removePane(int index); // the last pane stays
+    // The pane the user selected (a click in it, Ctrl+Tab): the views that
+    // show one pane's plan (the Blocks strip) follow it. The right-most pane
+    // after a scenario or a new pane; when the current pane is removed, the
+    // one that takes its place (or the new right-most); -1 only without panes.
+    int currentPane() const { return currentPane_; }
+    void setCurrentPane(int index); // out of range: ignored
+    // The next (+1) or previous (-1) pane, round the end.
+    void cycleCurrentPane(int step);
     void setPaneConfig(int index, const PaneConfig &config);
     // A click on node `node` of pane `index`: toggles it as a checkpoint, or
     // says why it cannot be one.
@@ -129,6 +138,8 @@ signals:
     void simulationFinished();
     void message(const QString &text, int timeoutMs);
     void openedBlockChanged(int block);
+    // Another pane is current, or the current one moved to `index` (a pane before it went).
+    void currentPaneChanged(int index);
 
 private:
     // A pane and what it shows. `id` stays fixed while panes come and go, so
@@ -180,6 +191,7 @@ private:
     std::vector<Pane> panes_;
     int nextId_ = 1;
     int openedBlock_ = -1;
+    int currentPane_ = -1;
 
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_;                   // waiting for the running background job

@@ -74,6 +74,7 @@ bool restoreSession(Session &session, QSettings &settings, QString *modelError) 
     if (const QString file = settings.value("model/file").toString(); !file.isEmpty())
         if (const QString error = session.openModelFile(file); !error.isEmpty() && modelError)
             *modelError = error;
+    session.setCurrentPane(settings.value("currentPane", session.paneCount() - 1).toInt());
     return true;
 }
 
@@ -83,6 +84,7 @@ void saveSession(const Session &session, QSettings &settings) {
     settings.setValue("player/speed", session.speed());
     settings.setValue("model/layers", session.layers());
     settings.setValue("model/file", session.modelFile());
+    settings.setValue("currentPane", session.currentPane());
     const LinkSettings &link = session.link();
     settings.setValue("link/bandwidth", QString::fromStdString(link.machine.link));
     settings.setValue("link/latency", QString::fromStdString(link.machine.latency));

@@ -1,7 +1,7 @@
 #pragma once
 // The session as the user left it in QSettings: n, the model file, the link
-// for offloading, the panes with their parameters, the sync mode and the
-// speed. The window keeps its own look beside it (geometry, theme,
+// for offloading, the panes with their parameters and which one is current,
+// the sync mode and the speed. The window keeps its own look beside it (geometry, theme,
 // presentation mode, the open lesson: app/studio/main_window_settings.cpp).
 class QSettings;
 class QString;

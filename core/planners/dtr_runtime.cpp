@@ -380,6 +380,7 @@ private:
             e.size = best.size;
             e.idleOps = best.idle;
             e.score = best.score;
+            e.weighsIdle = heuristic_ == DtrHeuristic::Dtr;
             e.candidates = count;
             if (best.saved) {
                 releaseSaved(best.layer);

@@ -11,7 +11,7 @@ GPT2LMHeadModel takes them: shifted inside), it returns a GPTOutput whose
 
 Sizes: `model()` is GPT-2 small (d 768, 12 layers, 12 heads, vocabulary
 50257, context 1024); `inputs()` a batch of 4 sequences of 512 tokens with
-labels. `small()` / `small_inputs()` and `tiny()` / `tiny_inputs()` are the
+labels; `seq1024_inputs()` one sequence of 1024. `small()` / `small_inputs()` and `tiny()` / `tiny_inputs()` are the
 same model, smaller (traced files and tests)."""
 import dataclasses
 import math
@@ -153,6 +153,12 @@ def model():
 def inputs():
     """4 sequences of 512 tokens, with labels."""
     return _token_batch(GPT2_SMALL, 4, 512)
+
+
+def seq1024_inputs():
+    """1 sequence of 1024 tokens (GPT-2's whole context), with labels: the
+    op-level figures of docs/pytorch.md."""
+    return _token_batch(GPT2_SMALL, 1, 1024)
 
 
 def small():

@@ -98,6 +98,14 @@ class LiveTensors(TorchDispatchMode):
         for address in dead:
             self.current -= self._live.pop(address)[1]
 
+    def adopt(self, storages):
+        """Storages made before the mode began, as (address, weak reference)
+        pairs: known and not counted, so that an op returning a view of one
+        (a backward transposing a saved tensor) is not taken for a new one."""
+        for address, ref in storages:
+            if not ref.expired():
+                self._live.setdefault(address, (ref, 0))
+
     def sample(self):
         """Live bytes now (after PyTorch's latest frees)."""
         self._sweep()

@@ -20,7 +20,10 @@ Seen by a dispatch mode over the aten ops of one training step:
   MODULE#CALL:OP, CALL the index of the op call in the block's forward,
   which is how remat_torch.apply finds the op again.
 
-Ops outside the blocks are nodes too, without a module: always kept."""
+Ops outside the blocks are nodes too, without a module: always kept. The
+first node is every tensor the model is called with (token ids, a mask,
+labels), as module level takes them (remat_torch.inputs); the step
+differentiates the model's own loss where it returns one (steps.py)."""
 import datetime
 import statistics
 import time
@@ -31,9 +34,9 @@ from .blocks import _auto_blocks, _pattern_blocks
 from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
 from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
 from .errors import UsageError
-from .inputs import build_inputs, describe
+from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import backward, run_forward
+from .steps import OUTPUT_GRADIENT, backward, batch_tensors, differentiated_from, loss_of, output_tensors, run_forward
 
 TIMED_STEPS = 3
 # FLOPs per output element of the ops that are not matrix products (as
@@ -123,20 +126,29 @@ class _Owners:
         return entry[0]
 
     def set(self, tensor, node):
-        self._map[storage_key(tensor)] = (node, StorageWeakRef(storage_of(tensor)))
+        storage = storage_of(tensor)
+        self._map[storage_key(tensor)] = (node, StorageWeakRef(storage), storage._cdata)
+
+    def storages(self):
+        """(address, weak reference) of every storage seen, for LiveTensors.adopt."""
+        return [(entry[2], entry[1]) for entry in self._map.values()]
 
 
 class _Recorder(TorchDispatchMode):
-    def __init__(self, blocks, x, ignored):
+    def __init__(self, blocks, given, ignored):
+        """GIVEN: the tensors the model is called with (token ids, a mask,
+        labels...): together node 0, held all step, never given a gradient."""
         super().__init__()
         self.blocks = blocks
         self.owners = _Owners()
         self.ignored = {storage_key(t) for t in ignored}
-        self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input", "bytes": storage_bytes(x),
+        distinct = {storage_key(t): t for t in given}
+        self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input",
+                       "bytes": sum(storage_bytes(t) for t in distinct.values()),
                        "inputs": [], "extra": {}, "grad_fns": [], "flops": 0, "matmul_flops": 0,
-                       "requires_grad": False,
-                       "first": storage_key(x)}]
-        self.owners.set(x, 0)
+                       "requires_grad": False, "first": storage_key(given[0])}]
+        for t in distinct.values():
+            self.owners.set(t, 0)
         self.pending = None
 
     def _settle(self):
@@ -157,6 +169,12 @@ class _Recorder(TorchDispatchMode):
             owner = self.owners.get(t)
             if owner is not None and owner not in inputs:
                 inputs.append(owner)
+        if len(inputs) > 1 and 0 in inputs:
+            # A mask or labels read beside another node: the input is held all
+            # step and gets no gradient, and an edge would have remat hold this
+            # node's gradient until the end of the step for a b_0 PyTorch never
+            # makes (docs/pytorch.md, "The input feeds every block").
+            inputs.remove(0)
         outs = _tensors(out)
         fresh = [t for t in outs if self.owners.get(t) is None and storage_key(t) not in self.ignored]
         if fresh:
@@ -179,6 +197,47 @@ class _Recorder(TorchDispatchMode):
                 node["inputs"] += [i for i in inputs if i != index and i not in node["inputs"]]
                 self.pending = (index, outs[0])
         return out
+
+
+class _Alive(TorchDispatchMode):
+    """A plain forward pass, holding nothing of its own (the recording step's
+    grad_fns keep more alive): by (block, call index), the op outputs still
+    alive right after each op call."""
+
+    def __init__(self, blocks, ignored):
+        super().__init__()
+        self.blocks = blocks
+        self.ignored = {storage_of(t)._cdata for t in ignored}
+        self.made = {}   # storage address -> (call key, weak reference)
+        self.after = {}  # call key -> call keys of the outputs alive after it
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        key = self.blocks.next_call(func)
+        out = run_op(func, args, kwargs)
+        for t in _tensors(out):
+            storage = storage_of(t)
+            entry = self.made.get(storage._cdata)
+            if storage._cdata not in self.ignored and (entry is None or entry[1].expired()):
+                # The first new storage is the node's output (as _Recorder
+                # counts it); the others (LayerNorm's mean and rstd) are saved.
+                self.made[storage._cdata] = (key, StorageWeakRef(storage))
+                break
+        self.after[key] = {k for k, ref in self.made.values() if not ref.expired()}
+        return out
+
+
+def _alive_after(nodes, model, batch, spec, calls, ignored):
+    """Sets each node's "alive_after": the earlier nodes whose outputs a
+    plain forward pass still holds when it is made."""
+    alive = _Alive(calls, ignored)
+    calls.calls[""] = 0
+    with alive:
+        output = run_forward(model, batch, spec)
+    del output
+    index_of = {(n["module"], n["call"]): i for i, n in enumerate(nodes) if i}
+    for i, node in enumerate(nodes):
+        after = alive.after.get((node["module"], node["call"]), [])
+        node["alive_after"] = [index_of[k] for k in after if k in index_of and index_of[k] < i]
 
 
 class _Timer(TorchDispatchMode):
@@ -223,28 +282,66 @@ def _saved(nodes, owners_of_key, ignored):
                     elif owner is not None and owner in node["inputs"]:
                         if owner not in node["saved_inputs"]:
                             node["saved_inputs"].append(owner)
+                    elif owner == 0:
+                        continue  # the input read beside another node (a mask): held all step anyway
                     elif owner is not None:
                         node["saved_extra"][key] = storage_bytes(t)
 
 
-def _backward_measured(nodes, output, spec, ignored):
+def _held_by_code(nodes):
+    """Forward workspace of each node: the outputs of earlier nodes that
+    PyTorch still holds when it is made although remat has freed them (every
+    reader has run, no backward reads them). A block's Python locals do that:
+    GPT's `scores = scores.masked_fill(...)` keeps the masked scores until the
+    block returns, after the softmax that was their last reader."""
+    index_of = {node["first"]: i for i, node in enumerate(nodes)}
+    read_later = {0, len(nodes) - 1}  # the input and the model's output: held all step
+    last_reader = list(range(len(nodes)))
+    for i, node in enumerate(nodes):
+        if node["saves_output"]:
+            read_later.add(i)
+        read_later.update(node["saved_inputs"])
+        read_later.update(index_of[k] for k in node["saved_extra"] if k in index_of)
+        for p in node["inputs"]:
+            last_reader[p] = max(last_reader[p], i)
+    return [sum(nodes[j]["bytes"] for j in node.get("alive_after", ())
+                if j not in read_later and last_reader[j] < i) for i, node in enumerate(nodes)]
+
+
+def _backward_measured(nodes, output, spec, ignored, forward_storages):
     """The recording step's backward under LiveTensors, with a hook after
     every node's grad_fn: the most it held above what it started with, less
     the gradients it makes for its node inputs (remat counts those as b_p), is the
     node's backward workspace (weight gradients before they are added into
     .grad, the intermediates of a softmax's backward...). remat charges it to
-    the gradient computed first among the node's inputs."""
+    the gradient computed first among the node's inputs.
+
+    The model's output and its gradient stay referenced by
+    torch.autograd.backward's arguments until the backward returns; remat
+    counts them in PyTorch's run of a plan (app/cli/op_plan_command.cpp),
+    which holds both to the end, so no window carries them. The first window
+    (the last node's own) makes the gradient: its growth has it, and so does
+    that run: it is taken off there."""
     live = LiveTensors(ignore=ignored)
-    state = {"start": 0}
+    live.adopt(forward_storages)  # made by the forward, before the windows: views of them are not new bytes
+    state = {"start": 0, "windows": 0}
     handles = []
+    gradient = 0  # the output gradient's bytes, made in the first window
+    if differentiated_from(output, spec) == OUTPUT_GRADIENT:
+        gradient = sum(storage_bytes(t) for t in output_tensors(output))
+
+    def takers(index):
+        return [p for p in nodes[index]["inputs"] if nodes[p]["requires_grad"]]
 
     def after(index):
         # What remat counts as made here: the gradients of the node's inputs.
-        made = sum(nodes[p]["bytes"] for p in nodes[index]["inputs"] if nodes[p]["requires_grad"])
+        made = sum(nodes[p]["bytes"] for p in takers(index))
 
         def hook(grad_inputs, grad_outputs):
+            made_here = gradient if state["windows"] == 0 else 0
             nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
-                                                 live.window_peak - state["start"] - made)
+                                                 live.window_peak - state["start"] - made - made_here)
+            state["windows"] += 1
             state["start"] = live.sample()
             live.reset_window()
         return hook
@@ -280,16 +377,16 @@ def _drop_dead(nodes):
 
 def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
     """The op-level model file (a dict) of SPEC on the inputs `recorded` (a
-    record of remat_torch.inputs: one floating tensor at op level); costs in
-    ms (`cost` "time") or GFLOP ("flops")."""
+    record of remat_torch.inputs: tensors or a function, as at module level);
+    costs in ms (`cost` "time") or GFLOP ("flops")."""
     if cost not in ("time", "flops"):
         raise UsageError(f"--cost {cost!r}: expected time or flops")
     progress = progress or (lambda step, total, text: None)
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
     model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
     batch = build_inputs(recorded, dtype_value, device_value)
-    x = _single_input(batch, recorded)
-    shape = list(x.shape)
+    check_signature(model, *batch, recorded)
+    given = _given(batch, spec)
     chosen = _auto_blocks(model) if blocks == "auto" else _pattern_blocks(model, blocks)
     if not chosen:
         raise UsageError(f"{spec}: no blocks found to trace at op level; name them with --blocks")
@@ -297,7 +394,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
     ignored = list(model.parameters()) + list(model.buffers())
     try:
         progress(1, 2, "recording every op and what autograd saves (first training step)")
-        recorder = _Recorder(calls, x, ignored)
+        recorder = _Recorder(calls, given, ignored)
         with recorder:
             output = run_forward(model, batch, spec)
         recorder._settle()
@@ -306,12 +403,18 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
             raise UsageError(f"{spec}: block {repeated[0]} runs {calls.runs[repeated[0]]} times in one forward pass; "
                              "op-level tracing needs each block to run once (choose --blocks)")
         nodes = recorder.nodes
-        out_key = [storage_key(t) for t in _tensors(output)]
-        last = max(i for i, n in enumerate(nodes) if n["first"] in out_key)
-        nodes = nodes[:last + 1]
+        gradient_from = differentiated_from(output, spec)
+        loss = loss_of(output, spec)
+        out_key = [storage_key(t) for t in ([loss] if loss is not None else _tensors(output))]
+        made = [i for i, n in enumerate(nodes) if i and n["first"] in out_key]
+        if not made:
+            raise UsageError(f"{spec}: its {'loss' if loss is not None else 'output'} is not made by an op of "
+                             "the step (the input handed back?); nothing to trace at op level")
+        nodes = nodes[:max(made) + 1]
         _saved(nodes, recorder.owners.get, recorder.ignored)
-        _backward_measured(nodes, output, spec, ignored + [x])
-        del output, recorder
+        _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
+        del loss, output, recorder
+        _alive_after(nodes, model, batch, spec, calls, ignored + given)
 
         progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
         samples = {}
@@ -325,21 +428,20 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost)
+    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from)
 
 
-def _single_input(batch, recorded):
-    """The one floating tensor an op-level trace takes: its first node is the
-    model's input, and the blocks' ops hang off it."""
-    args, kwargs = batch
-    if kwargs or len(args) != 1 or not args[0].is_floating_point():
-        raise UsageError(f"--granularity op takes one floating input tensor (such as --input 2x512x768), "
-                         f"not {describe(recorded)}; trace a model fed token ids or several inputs at module level")
-    return args[0]
+def _given(batch, spec):
+    """The tensors the model is called with: together the file's first node."""
+    given = batch_tensors(batch)
+    if not given:
+        raise UsageError(f"{spec}: its inputs hold no tensor; op-level tracing needs at least one")
+    return given
 
 
-def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samples, cost):
+def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from):
     alive = _drop_dead(nodes)
+    held = _held_by_code(nodes)
     workspace = [0] * len(nodes)
     for node in nodes:
         takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
@@ -372,6 +474,8 @@ def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samp
         entry["backward_cost"] = round(2 * forward, 6) if node["requires_grad"] else 0
         if node["matmul_flops"]:
             entry["flops"] = node["matmul_flops"]
+        if held[i]:
+            entry["workspace"] = held[i]
         if workspace[i]:
             entry["backward_workspace"] = workspace[i]
         inputs = [p for p in node["inputs"] if alive[p]]
@@ -402,7 +506,9 @@ def _document(spec, recorded, shape, dtype, device, blocks, command, nodes, samp
                    + ", backward_cost twice that."),
         "units": {"bytes": "B", "cost": "ms" if cost == "time" else "GFLOP"},
         "trace": {"tool": "remat_torch trace", "granularity": "op", "command": command, "model": spec,
-                  "input": list(shape), "inputs": recorded, "dtype": dtype, "device": device, "blocks": blocks,
+                  "input": list(batch_tensors(batch)[0].shape), "inputs": recorded,
+                  "input_tensors": inputs_text(*batch), "differentiated_from": gradient_from,
+                  "dtype": dtype, "device": device, "blocks": blocks,
                   "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
         "nodes": file_nodes,
         "edges": edges,

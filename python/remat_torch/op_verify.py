@@ -13,6 +13,7 @@ from .applying import apply
 from .compat import TorchDispatchMode, storage_bytes
 from .counting import LiveTensors
 from .op_trace import op_name, run_op
+from .plans import budget_bytes
 from .inputs import build_inputs, describe
 from .spec import build_model, parse_device, parse_dtype
 from .steps import batch_tensors, held_before_step, preallocate_gradients, step
@@ -55,6 +56,7 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
     peak, plain_calls, reference = _step(spec, inputs, dtype, device_value, None)
     runs = [{"plan": "store-all (the plain model, no checkpoints)", "file": None,
              "predicted_peak_bytes": plans[0]["store_all"]["peak_bytes"], "observed_peak_bytes": peak,
+             "budget_bytes": None, "within_budget": None,
              "recomputations": {"predicted": {}, "observed": {}}, "max_grad_diff": 0.0}]
     for k, plan in enumerate(plans):
         progress(k + 2, total, plan["plan"].get("strategy", "op-level"))
@@ -64,9 +66,11 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
         observed = {kind: calls[kind] - plain_calls[kind] for kind in sorted(kinds)
                     if calls[kind] != plain_calls[kind] or kind in predicted}
         worst = max(((g.double() - r.double()).abs().max().item() for g, r in zip(grads, reference)), default=0.0)
-        runs.append({"plan": f"op-level plan for {plan['budget']['bytes']} B" if "budget" in plan else "op-level",
+        budget = budget_bytes(plan)
+        runs.append({"plan": f"op-level plan for {budget} B" if budget is not None else "op-level",
                      "file": plan["_where"], "predicted_peak_bytes": plan["selective"]["predicted_peak_bytes"],
-                     "observed_peak_bytes": peak,
+                     "observed_peak_bytes": peak, "budget_bytes": budget,
+                     "within_budget": None if budget is None else peak <= budget,
                      "recomputations": {"predicted": dict(sorted(predicted.items())), "observed": observed},
                      "max_grad_diff": worst})
     return {"model": spec, "input": describe(inputs), "inputs": inputs, "dtype": dtype_name, "device": device, "torch": torch.__version__,
@@ -75,17 +79,18 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
 
 
 def report_ops_text(result):
-    from .verifying import heading
+    from .verifying import budget_text, heading
     lines = [heading(result, ", op level")]
     header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
-             f"{'re-runs per op':<16} {'max |grad diff|':>15}"
+             f"{'within budget':<24} {'re-runs per op':<16} {'max |grad diff|':>15}"
     lines += [header, "-" * len(header)]
     for run in result["runs"]:
         predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
         reruns = run["recomputations"]
         same = reruns["predicted"] == {k: v for k, v in reruns["observed"].items() if k in reruns["predicted"] or v}
         lines.append(f"{run['plan'][:44]:<44} {predicted / 2**20:>11.2f} MiB {observed / 2**20:>11.2f} MiB "
-                     f"{(observed - predicted) / predicted:>+10.1%}  {'equal' if same else 'DIFFER':<16} "
+                     f"{(observed - predicted) / predicted:>+10.1%}  {budget_text(run):<24} "
+                     f"{'equal' if same else 'DIFFER':<16} "
                      f"{run['max_grad_diff']:>15.3g}")
         for kind in sorted(set(reruns["predicted"]) | set(reruns["observed"])):
             p, o = reruns["predicted"].get(kind, 0), reruns["observed"].get(kind, 0)

@@ -25,6 +25,7 @@ import torch.utils.checkpoint
 from . import calls
 from .compat import TorchDispatchMode, checkpoint
 from .errors import UsageError
+from .inputs import describe, from_trace
 from .op_trace import is_inplace, numbered, op_name, run_op
 
 
@@ -208,8 +209,8 @@ def describe_selective(plan, plan_path, spec=None):
     trace = plan.get("trace") or {}
     blocks = plan["selective"]["blocks"]
     checkpointed = [b for b in blocks if b["checkpointed"]]
-    lines = [f"{plan_path}: op-level plan for {trace.get('model', 'the traced model')} (input "
-             + "x".join(str(d) for d in trace.get("input", [])) + "), "
+    lines = [f"{plan_path}: op-level plan for {trace.get('model', 'the traced model')} ("
+             + (describe(from_trace(trace)) if trace.get("input") or trace.get("inputs") else "input unknown") + "), "
              f"predicted peak {plan['selective']['predicted_peak_bytes'] / 2**20:.1f} MiB (store-all "
              f"{plan['store_all']['peak_bytes'] / 2**20:.1f} MiB); {len(checkpointed)} of {len(blocks)} blocks "
              f"under a selective checkpoint ({'create_selective_checkpoint_contexts' if selective_runner() is _selective_24 else 'saved-tensor hooks and a dispatch mode'}):"]

@@ -157,18 +157,21 @@ def report_text(result):
         total_predicted = sum(evaluations["predicted"].values())
         total_observed = sum(evaluations["observed"].values())
         evaluation_text = f"{total_observed} of {total_predicted} " + ("(equal)" if same else "(DIFFER)")
-        budget = run.get("budget_bytes")
-        budget_text = "-" if budget is None else \
-            f"{'yes' if run['within_budget'] else 'NO'} ({_mib(budget)})"
         title = run["plan"] if len(run["plan"]) <= 48 else run["plan"][:45] + "..."
         lines.append(f"{title:<48} {_mib(predicted):>15} {_mib(observed):>15} "
-                     f"{(observed - predicted) / predicted:>+10.1%}  {budget_text:<24} {evaluation_text:<22} "
+                     f"{(observed - predicted) / predicted:>+10.1%}  {budget_text(run):<24} {evaluation_text:<22} "
                      f"{run['max_grad_diff']:>15.3g}")
         if not same:
             differ = [f"{n}: predicted {evaluations['predicted'][n]}, observed {evaluations['observed'].get(n)}"
                       for n in evaluations["predicted"] if evaluations["predicted"][n] != evaluations["observed"].get(n)]
             lines.append("    " + "; ".join(differ))
     return "\n".join(lines)
+
+
+def budget_text(run):
+    """The "within budget" column: yes or NO with the budget, "-" without one."""
+    budget = run.get("budget_bytes")
+    return "-" if budget is None else f"{'yes' if run['within_budget'] else 'NO'} ({_mib(budget)})"
 
 
 def over_budget(result):

@@ -202,6 +202,44 @@ private slots:
         QVERIFY(keepSetProblem(m.model, m.graph, KeepSet(3, 1)).find("model has 8") != std::string::npos);
     }
 
+    void opsBeforeAndAfterTheBlocksAreOneGroupEach() {
+        // A language model's shape: position ids (a constant) and two
+        // embeddings summed before the blocks (node 1 feeds node 3, two nodes
+        // on); the head, a copy of the labels (from the input) and the loss
+        // after them.
+        const std::vector<std::vector<int>> inputs{{},  {0}, {0},    {1}, {2, 3}, {4},     {5, 4},
+                                                   {6}, {7}, {7, 8}, {9}, {0},    {10, 11}};
+        std::vector<ForwardSpec> specs(inputs.size());
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            specs[i].bytes = 2 + static_cast<std::int64_t>(i % 3);
+            specs[i].gradBytes = specs[i].bytes;
+            specs[i].forwardCost = 1 + static_cast<double>(i % 2);
+            specs[i].inputs = inputs[i];
+            specs[i].savesGiven = true;
+            if (i >= 5 && i <= 9)
+                specs[i].savedInputs = {inputs[i][0]};
+        }
+        for (int i : {0, 1, 3, 11})
+            specs[static_cast<std::size_t>(i)].gradBytes = 1; // no gradient flows into them
+        const std::vector<std::string> modules{"", "", "", "", "", "b0", "b0", "b1", "b1", "b1", "", "", ""};
+        const Model model = Model::fromForward(specs);
+        const OpGraph graph = opGraph(model, modules, std::vector<std::string>(specs.size(), "aten::add"));
+        QCOMPARE(graph.groups.size(), std::size_t{5});
+        QCOMPARE(graph.groups[1].nodes, (std::vector<int>{1, 2, 3, 4}));
+        QCOMPARE(graph.groups[4].nodes, (std::vector<int>{10, 11, 12}));
+        QVERIFY(!graph.groups[1].selectable && !graph.groups[4].selectable);
+        const OpPlanner planner(model, graph);
+        QVERIFY(planner.minimumPeakBytes() < planner.storeAllPeakBytes());
+        for (std::int64_t budget : budgets(planner.minimumPeakBytes(), planner.storeAllPeakBytes())) {
+            const auto dp = planner.plan(budget);
+            const auto reference = exhaustiveOpPlan(model, graph, budget, false);
+            QVERIFY2(dp && reference, qPrintable(QString("budget %1").arg(budget)));
+            QCOMPARE(dp->recomputeCost, reference->recomputeCost);
+            QCOMPARE(Simulator::summarize(model, opSchedule(model, graph, dp->keep, "")).peakBytes,
+                     dp->predictedPeakBytes);
+        }
+    }
+
     void shippedGpt2LayersAtOpLevel() {
         // The traced example: 12 layers of 24 op nodes; searched over 8 nodes
         // a layer here (the full search is bench/op_level.sh's).
@@ -226,6 +264,26 @@ private slots:
         const KeepSet matmuls = keepMatmuls(f.model, graph);
         QVERIFY(Simulator::summarize(f.model, opSchedule(f.model, graph, matmuls, "")).peakBytes < storeAll * 6 / 10);
         QVERIFY(recomputeCost(f.model, graph, matmuls) * 20 < recomputeCost(f.model, graph, keepBlockOutputs(graph)));
+    }
+
+    void shippedGpt2SmallWithEmbeddingsAndLoss() {
+        // The whole model as trained: token ids in, the embeddings before the
+        // layers and the head and loss after them, each one always-kept group.
+        const ModelFile f = loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) +
+                                          "/resources/models/gpt2-small-seq1024-ops-traced.json");
+        const OpGraph graph = opGraph(f);
+        QCOMPARE(graph.groups.size(), std::size_t{15}); // the input, the embeddings, 12 layers, the head and loss
+        QCOMPARE(graph.groups[1].nodes.size(), std::size_t{6});
+        QCOMPARE(graph.groups[14].nodes.size(), std::size_t{4});
+        QVERIFY(!graph.groups[1].selectable && !graph.groups[14].selectable);
+        OpPlannerOptions options;
+        options.maxEnumerated = 8;
+        const OpPlanner op(f.model, graph, options);
+        const auto half = op.plan(op.storeAllPeakBytes() / 2);
+        QVERIFY(half);
+        QCOMPARE(Simulator::summarize(f.model, opSchedule(f.model, graph, half->keep, "")).peakBytes,
+                 half->predictedPeakBytes);
+        QVERIFY(half->predictedPeakBytes <= op.storeAllPeakBytes() / 2);
     }
 
     void aBlockTooLargeToSearchSaysSo() {

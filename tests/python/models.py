@@ -227,3 +227,85 @@ def slow_once():
     (the 1st call finds the nodes)."""
     torch.manual_seed(0)
     return nn.Sequential(SlowOnce(0), SlowOnce(3), SlowOnce(0), SlowOnce(0))
+
+
+class SideMaskBlock(nn.Module):
+    """Attention over the padding mask and an MLP whose output the mask
+    zeroes: the mask, a model input, is read by every block."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(WIDTH)
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
+        self.proj = nn.Linear(WIDTH, WIDTH)
+        self.fc = nn.Linear(WIDTH, HIDDEN)
+        self.out = nn.Linear(HIDDEN, WIDTH)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, h, attention_mask):
+        q, k, v = self.qkv(self.norm(h)).chunk(3, dim=-1)
+        scores = (q @ k.transpose(-2, -1)) / WIDTH ** 0.5
+        scores = scores.masked_fill(attention_mask[:, None, :] == 0, float("-inf"))
+        h = h + self.proj(self.drop(scores.softmax(-1)) @ v)
+        return h + self.out(torch.tanh(self.fc(h))) * attention_mask[..., None]
+
+
+class MaskedTokenLM(nn.Module):
+    """Token ids, a padding mask handed to every block, labels; returns
+    {"loss", "logits"}, as Hugging Face's models do."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.ModuleList([SideMaskBlock() for _ in range(3)])
+        self.norm = nn.LayerNorm(WIDTH)
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, input_ids, attention_mask, labels):
+        h = self.embed(input_ids)
+        for block in self.blocks:
+            h = block(h, attention_mask)
+        logits = self.head(self.norm(h))
+        return {"loss": nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten()), "logits": logits}
+
+
+def masked_token_lm():
+    torch.manual_seed(0)
+    return MaskedTokenLM()
+
+
+def masked_token_inputs():
+    """Every other sequence padded over its last 3 tokens."""
+    input_ids = torch.randint(0, VOCAB, (BATCH, SEQ))
+    mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
+    mask[::2, SEQ - 3:] = 0
+    return {"input_ids": input_ids, "attention_mask": mask, "labels": input_ids.clone()}
+
+
+class SharedBlock(nn.Module):
+    """Its first block runs twice per forward pass (weights shared)."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.Tanh()) for _ in range(2)])
+
+    def forward(self, x):
+        return self.blocks[1](self.blocks[0](self.blocks[0](x)))
+
+
+def shared_block():
+    torch.manual_seed(0)
+    return SharedBlock()
+
+
+def causal_layers():
+    """Two of bench/gpt2_layers.py's GPT-2 blocks at width 32, 4 heads: their
+    Python locals (`scores`, `causal`) outlive their last reader, and their
+    backward transposes saved tensors (op level, docs/pytorch.md)."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpt2_layers.py")
+    spec = importlib.util.spec_from_file_location("gpt2_layers", path)
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    return nn.Sequential(*[layers.Block(width=32, heads=4) for _ in range(2)])

@@ -10,7 +10,7 @@ import unittest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from helpers import Workdir, remat_cli, run_main
+from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
 
 import remat_torch
 from remat_torch.op_trace import run_op
@@ -35,16 +35,16 @@ class Calls(TorchDispatchMode):
         return run_op(func, args, kwargs)
 
 
-def one_step(plan=None):
-    model = build_model(ENCODER).train()
-    batch = build_inputs({"tensors": ["2x8x32"]}, torch.float32, "cpu")
+def one_step(plan=None, spec=ENCODER, inputs=None):
+    model = build_model(spec).train()
+    batch = build_inputs(inputs or {"tensors": ["2x8x32"]}, torch.float32, "cpu")
     if plan is not None:
         remat_torch.apply(model, plan)
     preallocate_gradients(model)
     torch.manual_seed(3)
     calls = Calls()
     with calls:
-        step(model, batch, ENCODER)
+        step(model, batch, spec)
     return calls.count, [p.grad.clone() for p in model.parameters()]
 
 
@@ -59,6 +59,23 @@ class OpLevelTest(Workdir):
 
     def plan_ops(self, *options):
         return self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "2e6", *options)
+
+    def plan_at(self, budget, model="ops.json"):
+        """remat plan --granularity op --budget BUDGET: (exit status, stdout, stderr)."""
+        r = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
+                            "--effort", "2e6", "--budget", str(budget), "--json"], capture_output=True, text=True)
+        return r.returncode, r.stdout, r.stderr
+
+    def tightest_budget(self, least, model="ops.json"):
+        """The least budget a plan runs within in PyTorch: `least` (remat's
+        least peak), or the one its refusal names."""
+        status, _, err = self.plan_at(least, model)
+        if status == 0:
+            return least
+        self.assertEqual(status, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("no op-level plan runs in PyTorch within it", err)
+        return int(err.strip().rsplit("--budget ", 1)[1])
 
     def test_trace_has_ops_saves_and_blocks(self):
         nodes = self.model["nodes"][1:]
@@ -79,7 +96,7 @@ class OpLevelTest(Workdir):
         curve = json.loads(frontier.stdout)["curve"]
         middle = curve[1]["budget_bytes"]
         plain_calls, plain_grads = one_step()
-        for budget in (str(middle), str(curve[0]["budget_bytes"])):
+        for budget in (str(middle), str(self.tightest_budget(curve[0]["budget_bytes"]))):
             plan = self.plan_ops("--budget", budget)
             planned = plan["selective"]["recomputations"]
             self.assertTrue(planned)
@@ -103,6 +120,52 @@ class OpLevelTest(Workdir):
         self.assertIn("under a selective checkpoint", out)
         self.assertIn("blocks found", out)
 
+    def test_budget_plans_hold_in_pytorch_from_store_all_to_the_tightest(self):
+        """The promise of --budget at op level: at every budget of the curve,
+        from store-all's peak down to the least peak any plan reaches (or,
+        where PyTorch's run of the tightest plan is above that, the budget its
+        one-line refusal names), the plan PyTorch runs peaks at or below the
+        budget (verify --strict) and at its prediction within 2 %. (Before the model's
+        output, its gradient and the selective-checkpoint cache's hold on a
+        block's output were counted, every plan here was 4 to 6 KiB, some 10 %,
+        above its prediction and its budget.)"""
+        self.assertBudgetsHold("ops.json")
+
+    def test_budget_plans_hold_on_causal_attention_layers(self):
+        """The same on GPT-2 blocks, whose Python locals hold the masked scores
+        past the softmax and whose backward transposes saved tensors."""
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{MODELS}:causal_layers",
+                                  "--input", "2x16x32", "-o", self.path("causal.json"))
+        self.assertEqual(status, 0, err)
+        self.assertBudgetsHold("causal.json")
+
+    def assertBudgetsHold(self, model):
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
+                                   "--frontier", "--samples", "6", "--effort", "2e6", "--json"],
+                                  capture_output=True, text=True)
+        self.assertEqual(frontier.returncode, 0, frontier.stderr)
+        budgets = sorted({p["budget_bytes"] for p in json.loads(frontier.stdout)["curve"]})
+        self.assertEqual(budgets[-1], json.loads(frontier.stdout)["store_all"]["peak_bytes"])
+        tightest = self.tightest_budget(budgets[0], model)
+        self.assertLess(tightest, budgets[1])
+        plans = []
+        for budget in [tightest] + [b for b in budgets if b > tightest]:
+            status, out, err = self.plan_at(budget, model)
+            self.assertEqual(status, 0, err)
+            plans.append(self.path(f"plan-{budget}.json"))
+            with open(plans[-1], "w") as f:
+                f.write(out)
+        status, out, err = run_main("verify", *[a for p in plans for a in ("--plan", p)], "--strict", "--json")
+        self.assertEqual(status, 0, err)
+        runs = json.loads(out)["runs"]
+        self.assertEqual(len(runs), len(plans) + 1)
+        for run in runs:
+            self.assertAlmostEqual(run["observed_peak_bytes"] / run["predicted_peak_bytes"], 1, delta=0.02,
+                                   msg=run["plan"])
+        for run in runs[1:]:
+            self.assertTrue(run["within_budget"], run)
+            self.assertLessEqual(run["observed_peak_bytes"], run["budget_bytes"])
+
     def test_plan_for_another_model_is_refused(self):
         self.plan_ops("--budget", "1GiB")
         status, _, err = run_main("verify", "--plan", self.path("plan.json"), "--model",
@@ -118,7 +181,7 @@ class OpLevelTest(Workdir):
             remat_torch.apply(build_model(ENCODER), self.path("other.json"))
 
     def test_plan_whose_kept_tensors_cannot_rebuild_the_rest_is_refused(self):
-        plan = self.plan_ops("--budget", str(self.plan_ops("--budget", "1GiB")["named"][1]["peak_bytes"]))
+        plan = self.plan_ops("--budget", str(self.tightest_budget(self.plan_ops("--budget", "1GiB")["named"][1]["peak_bytes"])))
         block = next(b for b in plan["selective"]["blocks"] if b["checkpointed"])
         block["nodes"][-1]["keep"] = False
         json.dump(plan, open(self.path("broken.json"), "w"))
@@ -143,14 +206,22 @@ class OpLevelTest(Workdir):
                                         "--samples", "many"))
         self.assertIn("--granularity must be block or op", plan("--n", "4", "--granularity", "ops", "--budget", "3"))
 
-    def test_op_level_refuses_token_ids_in_one_line(self):
+    def test_inputs_a_model_does_not_take_are_one_line_exit_2(self):
         out = self.path("ids.json")
         status, _, err = run_main("trace", "--granularity", "op", "--model", ENCODER, "--input", "2x8:int64:0..10",
                                   "-o", out)
-        self.assertEqual(status, 2, err)
-        self.assertEqual(len(err.strip().splitlines()), 1, err)
-        self.assertIn("one floating input tensor", err)
-        self.assertIn("2x8:int64:0..10", err)
+        self.assertOneLineError(status, err, "does not run on input 2x8 int64")
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{MODELS}:token_blocks",
+                                  "--inputs", f"{MODELS}:inputs_unknown_key", "-o", out)
+        self.assertOneLineError(status, err, "takes no argument 'token_type_ids'")
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_block_that_runs_twice_is_refused_naming_why(self):
+        out = self.path("shared.json")
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{MODELS}:shared_block",
+                                  "--input", "4x16", "-o", out)
+        self.assertOneLineError(status, err, "block blocks.0 runs 2 times in one forward pass",
+                                "needs each block to run once")
         self.assertFalse(os.path.exists(out))
 
     def block_model(self):
@@ -158,6 +229,97 @@ class OpLevelTest(Workdir):
         self.assertEqual(status, 0, err)
         return self.path("blocks.json")
 
+
+EXAMPLES = os.path.join(ROOT, "python", "examples")
+LM = f"{MODELS}:masked_token_lm"
+LM_INPUTS = {"function": f"{MODELS}:masked_token_inputs"}
+
+
+class LanguageModelOpLevelTest(Workdir):
+    """Language models fed token ids, a padding mask and labels, with the
+    loss inside: traced at op level, planned, applied and verified."""
+
+    def test_mask_handed_to_every_block_and_loss_in_a_dict(self):
+        # tests/python/models.py: MaskedTokenLM.
+        status, _, err = run_main("trace", "--granularity", "op", "--model", LM, "--inputs",
+                                  LM_INPUTS["function"], "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        model = json.load(open(self.path("ops.json")))
+        nodes = {n["name"]: n for n in model["nodes"]}
+        readers = collections.defaultdict(list)
+        for source, target in model["edges"]:
+            readers[target].append(source)
+        # The input node is the three tensors, held all step: 8x12 int64 each.
+        self.assertEqual(nodes["input"]["bytes"], 3 * 8 * 12 * 8)
+        # The mask reaches every block, but an edge from the input only goes
+        # to nodes that read nothing else (the embedding, each block's mask == 0).
+        fed = [target for source, target in model["edges"] if source == "input"]
+        self.assertTrue(all(readers[t] == ["input"] for t in fed), fed)
+        self.assertEqual({nodes[t].get("module") for t in fed}, {None, "blocks.0", "blocks.1", "blocks.2"})
+        # The mask multiplies each block's MLP output: that node reads it, yet
+        # neither has an edge from the input nor counts it as saved.
+        masked = [n for n in model["nodes"] if n["name"].endswith("#45:mul")]
+        self.assertEqual(len(masked), 3)
+        self.assertTrue(all("input" not in readers[n["name"]] and "saved_bytes" not in n for n in masked))
+        # Differentiated from the model's own loss: the last node.
+        self.assertEqual(model["trace"]["differentiated_from"], "loss")
+        self.assertEqual(model["nodes"][-1]["op"], "aten::nll_loss_forward")
+        self.assertEqual(model["nodes"][-1]["bytes"], 4)
+
+        self.plan_apply_verify(LM, LM_INPUTS)
+
+    def test_roberta_mask_made_once_and_read_by_every_layer(self):
+        # python/examples/roberta.py: the padding mask turned into an additive
+        # mask before the encoder (outside the blocks), read by every layer.
+        spec, inputs = f"{EXAMPLES}/roberta.py:tiny", {"function": f"{EXAMPLES}/roberta.py:tiny_inputs"}
+        status, _, err = run_main("trace", "--granularity", "op", "--model", spec, "--inputs", inputs["function"],
+                                  "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        self.plan_apply_verify(spec, inputs)
+
+    def test_token_ids_alone_differentiate_the_logits(self):
+        # python/examples/gpt.py called without labels: no loss, so the step
+        # starts from a random gradient of the logits, the file's last node.
+        status, _, err = run_main("trace", "--granularity", "op", "--model", f"{EXAMPLES}/gpt.py:tiny",
+                                  "--input", "4x16:int64:0..96", "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        model = json.load(open(self.path("ops.json")))
+        self.assertEqual(model["trace"]["differentiated_from"], "output gradient")
+        self.assertEqual(model["nodes"][0]["bytes"], 4 * 16 * 8)
+        self.assertEqual(model["nodes"][-1]["op"], "aten::mm")  # the tied head
+        self.assertEqual(model["nodes"][-1]["bytes"], 4 * 16 * 96 * 4)
+        self.assertEqual(model["trace"]["inputs"], {"tensors": ["4x16:int64:0..96"]})
+
+    def plan_apply_verify(self, spec, inputs):
+        """A budget plan from the middle of the frontier: apply re-runs what it
+        planned (this test's own count), gradients bit for bit, and verify
+        sees the same, at or below the budget."""
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                   "--frontier", "--samples", "3", "--effort", "2e6", "--json"],
+                                  capture_output=True, text=True, timeout=120)
+        self.assertEqual(frontier.returncode, 0, frontier.stderr)
+        budget = json.loads(frontier.stdout)["curve"][1]["budget_bytes"]
+        plan = self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "2e6",
+                         "--budget", str(budget))
+        planned = plan["selective"]["recomputations"]
+        self.assertTrue(planned)
+        plain_calls, plain_grads = one_step(spec=spec, inputs=inputs)
+        calls, grads = one_step(self.path("plan.json"), spec=spec, inputs=inputs)
+        kinds = {n["op"] for b in plan["selective"]["blocks"] for n in b["nodes"]}
+        self.assertEqual({k: calls[k] - plain_calls[k] for k in kinds if calls[k] != plain_calls[k]}, planned)
+        self.assertEqual(len(grads), len(plain_grads))
+        for g, r in zip(grads, plain_grads):
+            self.assertTrue(torch.equal(g, r))
+
+        status, out, err = run_main("verify", "--plan", self.path("plan.json"), "--json")
+        self.assertEqual(status, 0, err)
+        result = json.loads(out)
+        self.assertEqual(result["inputs"], inputs)  # rebuilt from the plan's record
+        run = result["runs"][1]
+        self.assertEqual(run["recomputations"]["observed"], run["recomputations"]["predicted"])
+        self.assertEqual(run["max_grad_diff"], 0.0)
+        self.assertLessEqual(run["observed_peak_bytes"], budget)
+        self.assertLess(run["observed_peak_bytes"], result["runs"][0]["observed_peak_bytes"])
 
 if __name__ == "__main__":
     unittest.main()

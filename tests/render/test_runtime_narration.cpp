@@ -38,16 +38,25 @@ std::int64_t nextCompute(const Timeline &tl, std::int64_t t) {
 class TestRuntimeNarration : public QObject {
     Q_OBJECT
 private slots:
+    void evictionIsSaidWithItsCountedTerms_data() {
+        QTest::addColumn<QString>("heuristic");
+        QTest::newRow("h_DTR weighs idle time") << "dtr";
+        QTest::newRow("c/m does not") << "cost-per-byte";
+    }
     void evictionIsSaidWithItsCountedTerms() {
-        const auto tl = replay("dtr", Model::chain(8), nodes(5));
+        QFETCH(QString, heuristic);
+        StrategyParams params = nodes(5);
+        params.heuristic = heuristic.toStdString();
+        const auto tl = replay("dtr", Model::chain(8), params);
         const Model &model = tl->model();
         const auto &events = tl->schedule().events;
         const auto evict = std::find_if(events.begin(), events.end(),
                                         [](const RuntimeEvent &e) { return e.kind == RuntimeEvent::Kind::Evict; });
         QVERIFY(evict != events.end());
-        const std::string terms = model.name(evict->node) + " (cost " + formatCost(evict->cost) + ", size 1, idle " +
-                                  std::to_string(evict->idleOps) + (evict->idleOps == 1 ? " op" : " ops") +
-                                  ": lowest h)";
+        const std::string weighed = model.name(evict->node) + " (cost " + formatCost(evict->cost) + ", size 1";
+        const std::string terms = heuristic == "dtr" ? weighed + ", idle " + std::to_string(evict->idleOps) +
+                                                           (evict->idleOps == 1 ? " op" : " ops") + ": lowest h_DTR)"
+                                                     : weighed + ": lowest c/m)";
         const std::string full = "memory full at " + std::to_string(evict->heldNodes) + " nodes";
         const std::string expected = "evicted " + terms + ", " + full;
         // Shown with the compute it made room for (a cost-synced animation skips the free itself).

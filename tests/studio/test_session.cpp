@@ -51,6 +51,16 @@ void checkRunIsTheSimulators(const Session &session, int index) {
     QCOMPARE(session.run(index)->model, session.model());
 }
 
+// `session` saved to a settings file (less the key `dropped`) and restored into `restored`.
+bool savedAndRestored(const Session &session, Session &restored, const char *dropped = nullptr) {
+    QTemporaryDir dir;
+    QSettings file(dir.filePath("session.ini"), QSettings::IniFormat);
+    saveSession(session, file);
+    if (dropped)
+        file.remove(QLatin1String(dropped));
+    return restoreSession(restored, file);
+}
+
 } // namespace
 
 class TestSession : public QObject {
@@ -104,12 +114,9 @@ private slots:
         QVERIFY(session.run(2)->timeline->schedule().events.empty()); // a plan decides nothing at run time
         QCOMPARE(session.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
 
-        QTemporaryDir dir;
-        QSettings file(dir.filePath("session.ini"), QSettings::IniFormat);
-        saveSession(session, file);
         Player otherPlayer;
         Session restored(otherPlayer);
-        QVERIFY(restoreSession(restored, file));
+        QVERIFY(savedAndRestored(session, restored));
         QTRY_VERIFY(allRunsThere(restored));
         QCOMPARE(restored.paneConfig(1).params.heuristic.value_or(""), std::string("cost-per-byte"));
         QCOMPARE(restored.run(1)->summary.cost, session.run(1)->summary.cost);
@@ -327,6 +334,59 @@ private slots:
         session.setOpenedBlock(0); // a chain has no blocks: said, not opened
         QCOMPARE(session.openedBlock(), -1);
         QVERIFY(said.last().first().toString().contains("not at op level"));
+    }
+
+    // The current pane (the one the Blocks strip shows): the right-most after
+    // a scenario or a new pane, kept on the same pane while others go, handed
+    // to its neighbour when it goes itself, cycled round, saved and restored.
+    void theCurrentPaneFollowsThePanes() {
+        Player player;
+        Session session(player);
+        QSignalSpy changed(&session, &Session::currentPaneChanged);
+        session.loadScenario(builtinScenarios().front()); // store-all, recompute-all, periodic
+        QCOMPARE(session.currentPane(), 2);
+        session.setCurrentPane(0);
+        QCOMPARE(session.currentPane(), 0);
+        QCOMPARE(changed.last().first().toInt(), 0);
+        const int before = changed.count();
+        session.setCurrentPane(0);  // no change, no signal
+        session.setCurrentPane(3);  // no such pane: ignored
+        session.setCurrentPane(-1); // ignored too
+        QCOMPARE(session.currentPane(), 0);
+        QCOMPARE(changed.count(), before);
+
+        session.cycleCurrentPane(-1); // round the start to the right-most
+        QCOMPARE(session.currentPane(), 2);
+        session.cycleCurrentPane(1); // round the end to the first
+        QCOMPARE(session.currentPane(), 0);
+        session.cycleCurrentPane(1);
+        QCOMPARE(session.currentPane(), 1);
+
+        QVERIFY(session.addPane(config("revolve"))); // a new pane is the one the user wants to see
+        QCOMPARE(session.currentPane(), 3);
+        session.setCurrentPane(2); // periodic
+        session.removePane(0);     // a pane before it goes: periodic stays current, one to the left
+        QCOMPARE(session.currentPane(), 1);
+        QCOMPARE(session.paneConfig(session.currentPane()).strategy, std::string("periodic"));
+        QCOMPARE(changed.last().first().toInt(), 1);
+        session.removePane(2); // a pane after it goes: nothing changes
+        QCOMPARE(session.currentPane(), 1);
+        session.removePane(1); // the current pane goes: the one in its place (here the new right-most)
+        QCOMPARE(session.currentPane(), 0);
+        QCOMPARE(session.paneConfig(0).strategy, std::string("recompute-all"));
+
+        // Saved and restored with the panes.
+        session.loadScenario(builtinScenarios().front());
+        session.setCurrentPane(1);
+        Player otherPlayer;
+        Session restored(otherPlayer);
+        QVERIFY(savedAndRestored(session, restored));
+        QCOMPARE(restored.currentPane(), 1);
+        // Settings without it (an older version's) give the default.
+        Player thirdPlayer;
+        Session older(thirdPlayer);
+        QVERIFY(savedAndRestored(session, older, "currentPane"));
+        QCOMPARE(older.currentPane(), older.paneCount() - 1);
     }
 
     void aSupersededBackgroundResultIsDropped() {
