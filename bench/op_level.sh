@@ -16,12 +16,12 @@ for cost in flops time; do
         --input 1x${seq}x768 --threads 1 -o "$out/gpt2-12-ops-$cost.json"
     half=$("$python" -c "import json,sys; print(json.load(open(sys.argv[1]))['store_all']['peak_bytes'] // 2)" \
         "$("$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --frontier --samples 2 --json \
-           --time-limit 120 > "$out/store-all-$cost.json"; echo "$out/store-all-$cost.json")")
-    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --budget "$half" --time-limit 120 \
+           > "$out/store-all-$cost.json"; echo "$out/store-all-$cost.json")")
+    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --budget "$half" \
         | tee "$out/plan-half-$cost.txt"
-    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --budget "$half" --time-limit 120 --json \
+    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --budget "$half" --json \
         > "$out/plan-half-$cost.json"
-    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --frontier --samples 12 --time-limit 120 \
+    "$remat" plan --model "$out/gpt2-12-ops-$cost.json" --granularity op --frontier --samples 12 \
         | tee "$out/frontier-$cost.txt"
 done
 "$python" -m remat_torch verify --plan "$out/plan-half-flops.json" --threads 1 | tee "$out/verify.txt"

@@ -38,7 +38,9 @@ OpFrontier computeOpFrontier(const Model &model, const OpGraph &graph, int sampl
     const OpPlanner op(model, graph, opOnly), block(model, graph, blockOnly);
     OpFrontier f;
     f.exact = op.exact();
+    f.cutByClock = op.cutByClock();
     f.inexactReason = op.inexactReason();
+    f.replayedOps = op.replayedOps();
     f.minimumBytes = op.minimumPeakBytes();
     f.storeAllBytes = op.storeAllPeakBytes();
     samples = std::max(samples, 2);

@@ -41,7 +41,9 @@ struct OpCurvePoint {
 
 struct OpFrontier {
     bool exact = true;
+    bool cutByClock = false; // the time limit narrowed the op-level search (OpPlanResult::cutByClock)
     std::string inexactReason;
+    std::int64_t replayedOps = 0;     // the op-level search's, which the effort bounds (OpPlanner::replayedOps)
     std::int64_t minimumBytes = 0;    // the least peak an op-level plan reaches
     std::int64_t storeAllBytes = 0;   // store-all's peak
     std::vector<OpCurvePoint> points; // `samples` budgets evenly from minimumBytes to storeAllBytes

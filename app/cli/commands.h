@@ -68,7 +68,8 @@ struct PlanOptions {
     bool frontier = false;             // the trade-off curve instead of one budget
     std::string samples;               // --frontier: budgets tried
     std::string granularity = "block"; // "op": selective checkpointing of an op-level file
-    std::string timeLimit;             // --granularity op: seconds the exact search may take
+    std::string effort;                // --granularity op: replayed ops the exact search may take
+    std::string timeLimit;             // --granularity op: a wall-clock limit, off by default
     MachineOptions machine;
     Format format = Format::Table;
 };

@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include "core/errors.h"
+#include "core/planners/op_exact.h"
 #include "core/strategy_registry.h"
 
 #include <CLI/CLI.hpp>
@@ -195,9 +196,14 @@ int main(int argc, char **argv) {
     planCmd->add_option("--granularity", plan.granularity,
                         "block (default) or op: keep or re-run each tensor of an op-level model "
                         "(remat_torch trace --granularity op), planned exactly");
+    planCmd->add_option("--effort", plan.effort,
+                        "--granularity op: simulator ops the search may replay, 1 to 1e12 (default " +
+                            remat::effortText(remat::kDefaultOpEffort) +
+                            "); a function of the model, so the same plan on every machine; beyond, the costliest "
+                            "nodes are searched and the plan is marked not proven optimal");
     planCmd->add_option("--time-limit", plan.timeLimit,
-                        "--granularity op: seconds the search may take (default 60); beyond, the best plan found, "
-                        "marked not proven optimal");
+                        "--granularity op: a wall-clock limit in seconds, off by default; a plan it cuts is marked "
+                        "not reproducible (it depends on the machine's speed)");
     planCmd->add_option("--strategy", plan.strategy,
                         "budget (default) or any strategy of simulate, e.g. periodic, revolve (one name)");
     planCmd->add_option("--every", plan.params.every, "periodic: checkpoint every K-th node");

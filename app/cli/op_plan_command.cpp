@@ -14,6 +14,7 @@
 #include "core/units.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +25,28 @@ namespace remat::cli {
 
 namespace {
 
+// An effort: a whole number of replayed ops, written out or as 4e9.
+std::int64_t parseEffort(const std::string &text) {
+    const auto e = text.find_first_of("eE");
+    const auto whole = [](const std::string &digits, std::int64_t &value) {
+        const char *end = digits.data() + digits.size();
+        const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+        return !digits.empty() && digits[0] != '-' && ec == std::errc() && ptr == end;
+    };
+    std::int64_t value = 0, exponent = 0;
+    bool ok = whole(text.substr(0, e), value) && (e == std::string::npos || whole(text.substr(e + 1), exponent));
+    for (std::int64_t k = 0; ok && k < exponent && value <= kMaxOpEffort; ++k)
+        value *= 10;
+    if (!ok || value < 1 || value > kMaxOpEffort)
+        throw InvalidArgument("--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" +
+                              text + "'");
+    return value;
+}
+
 OpPlannerOptions plannerOptions(const PlanOptions &options) {
     OpPlannerOptions o;
+    if (!options.effort.empty())
+        o.effort = parseEffort(options.effort);
     if (!options.timeLimit.empty()) {
         char *end = nullptr;
         o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);
@@ -35,6 +56,30 @@ OpPlannerOptions plannerOptions(const PlanOptions &options) {
     }
     return o;
 }
+
+// How a search ended: exact, or why not, and whether the clock cut it (then
+// another machine may plan otherwise); the work it did.
+struct Search {
+    bool exact = true, cutByClock = false;
+    std::string reason;
+    std::int64_t effort = 0, replayedOps = 0;
+
+    std::string text() const {
+        std::string t = exact ? "exact: every keep set of every block searched (gap 0)"
+                              : "not proven optimal: " + reason + " (gap not bounded)";
+        if (cutByClock)
+            t += "; cut by the clock (--time-limit), not reproducible: another machine may plan otherwise";
+        return t;
+    }
+    std::string work() const { return effortText(replayedOps) + " ops replayed (effort " + effortText(effort) + ")"; }
+    void addTo(nlohmann::ordered_json &j) const {
+        j["exact"] = exact;
+        j["solver"] = text();
+        j["reproducible"] = !cutByClock;
+        j["effort"] = effort;
+        j["replayed_ops"] = replayedOps;
+    }
+};
 
 std::string percent(double fraction) {
     char buf[32];
@@ -86,11 +131,14 @@ void printRow(std::ostream &out, const std::string &label, const Summary &s, dou
     out << line;
 }
 
-void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const OpGraph &graph, std::ostream &out) {
+void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, const PlanModel &planned,
+                   const OpGraph &graph, std::ostream &out) {
     const Model &model = planned.file.model;
     const int samples =
         options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
-    const OpFrontier frontier = computeOpFrontier(model, graph, samples, plannerOptions(options));
+    const OpFrontier frontier = computeOpFrontier(model, graph, samples, planner);
+    const Search search{frontier.exact, frontier.cutByClock, frontier.inexactReason, planner.effort,
+                        frontier.replayedOps};
     const auto &named = frontier.named;
     const Summary &storeAll = named.front().summary;
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
@@ -98,8 +146,7 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
     if (options.format != Format::Json)
         out << "model " << planned.title << ": " << graph.groups.size() - 1 << " groups, " << model.forwardCount() - 1
             << " op nodes\n"
-            << (frontier.exact ? "op-level plans exact (gap 0)\n"
-                               : "op-level plans not proven optimal: " + frontier.inexactReason + "\n")
+            << "op-level plans " << search.text() << ", " << search.work() << "\n"
             << "budget        op-level re-run     block-level re-run\n";
     for (const OpCurvePoint &p : frontier.points) {
         const auto &o = p.opLevel, &b = p.blockLevel;
@@ -119,9 +166,7 @@ void runOpFrontier(const PlanOptions &options, const PlanModel &planned, const O
                               {"cost", numberJson(c.summary.cost)},
                               {"recompute_cost", numberJson(c.recompute)}});
         doc["granularity"] = "op";
-        doc["exact"] = frontier.exact;
-        if (!frontier.exact)
-            doc["solver"] = frontier.inexactReason + " (gap not bounded)";
+        search.addTo(doc);
         doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         doc["curve"] = curve;
         doc["named"] = points;
@@ -240,22 +285,25 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     if (!(options.machine == MachineOptions{}) || !options.memorySteps.empty())
         throw InvalidArgument("--granularity op plans re-runs only: --link, --latency, --device-rate, --device-budget, "
                               "--host-budget and --memory-steps do not apply (give the budget as --budget)");
+    const OpPlannerOptions searchOptions = plannerOptions(options);
     const PlanModel planned = planModel(options);
     const Model &model = planned.file.model;
     const OpGraph graph = opGraph(planned.file);
     if (options.frontier)
-        return runOpFrontier(options, planned, graph, out);
+        return runOpFrontier(options, searchOptions, planned, graph, out);
     if (options.budget.empty())
         throw InvalidArgument("plan --granularity op needs --budget, e.g. --budget 2GiB, or --frontier");
     const std::int64_t budget = parseBytes(options.budget, "--budget");
     const auto started = std::chrono::steady_clock::now();
-    const OpPlanner planner(model, graph, plannerOptions(options));
+    const OpPlanner planner(model, graph, searchOptions);
     const AppliedOpPlan fitted = planAsPyTorchRunsIt(model, graph, planner, budget);
     const auto &result = fitted.result;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!result)
         throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
                               formatBytes(planner.minimumPeakBytes()));
+    const Search search{result->exact, result->cutByClock, planner.inexactReason(), searchOptions.effort,
+                        planner.replayedOps()};
     const OpPolicy plan =
         countOpPolicy(model, graph, "op-level plan for " + formatBytes(budget), "op-budget", result->keep);
     const auto named = opNamedPolicies(model, graph);
@@ -272,11 +320,9 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
         doc["plan"] = {{"strategy", "op-level"},
                        {"peak_bytes", plan.summary.peakBytes},
                        {"cost", numberJson(plan.summary.cost)},
-                       {"recompute_cost", numberJson(plan.recompute)},
-                       {"exact", result->exact},
-                       {"solver", result->exact ? "exact: every keep set of every block searched (gap 0)"
-                                                : planner.inexactReason() + " (gap not bounded)"},
-                       {"seconds", seconds}};
+                       {"recompute_cost", numberJson(plan.recompute)}};
+        search.addTo(doc["plan"]);
+        doc["plan"]["seconds"] = seconds;
         doc["store_all"] = {{"peak_bytes", storeAll.peakBytes}, {"cost", numberJson(storeAll.cost)}};
         nlohmann::ordered_json points = nlohmann::ordered_json::array();
         for (const OpPolicy &c : named)
@@ -298,10 +344,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     }
     out << "model " << planned.title << ": " << model.forwardCount() - 1 << " op nodes in " << graph.groups.size() - 1
         << " groups\n"
-        << "plan: "
-        << (result->exact ? "exact (every keep set of every block searched, gap 0)"
-                          : "not proven optimal: " + planner.inexactReason())
-        << ", " << numberText(seconds) << " s\n\n";
+        << "plan: " << search.text() << "\n      " << numberText(seconds) << " s, " << search.work() << "\n\n";
     printRow(out, plan.label, plan.summary, plan.recompute, storeAll, unit);
     for (const OpPolicy &c : named)
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);

@@ -12,8 +12,11 @@
 // with its neighbours under the simulator's rules, identical blocks once, and
 // a DP over the blocks in order (states: bytes held so far, Pareto in cost)
 // finds the optimum exactly. Enumerating a block's keep sets is 2^m for m
-// nodes; above OpPlannerOptions::maxEnumerated nodes per block the least
-// costly ones are always re-run and the result says it is not exact.
+// nodes; the search is bounded by work, not by time, so that the same model
+// and budget give the same plan on every machine: above maxEnumerated nodes
+// per block, or where the closed keep sets would take more replayed ops than
+// the effort allows, the least costly nodes are always re-run and the result
+// says it is not exact.
 #include "core/op_plan.h"
 
 #include <cstdint>
@@ -24,13 +27,26 @@
 
 namespace remat {
 
+// Replayed ops the op-level search may take by default: GPT-2 small's blocks
+// (23 nodes each) are searched whole within 4.5e8 (docs/planners.md, "Op
+// level"); the margin is for models alike.
+inline constexpr std::int64_t kDefaultOpEffort = 600'000'000;
+inline constexpr std::int64_t kMaxOpEffort = 1'000'000'000'000;
+
 struct OpPlannerOptions {
     int maxEnumerated = 24; // nodes per block whose keeping is searched (2^24 keep sets at most)
-    // Wall-clock seconds the searches of distinct blocks may take together
-    // (a quarter each, at most): fewer nodes are searched where the estimate
-    // of 2^m replays exceeds it, and the result says it is not exact.
-    double timeLimitSeconds = 60;
-    bool blockLevel = false; // only "keep all" and "keep the output" per block: the block-level plans
+    // Simulator ops the search may replay in all (every keep set searched is
+    // replayed once, blocks alike once), each keep set counted at its block's
+    // longest replay: a function of the model only, so the plan is the same
+    // on every machine. The replays of each block kept whole and kept as its
+    // output alone always run, even beyond it.
+    std::int64_t effort = kDefaultOpEffort;
+    // A wall-clock safety net, off (0) by default: seconds the searches of
+    // distinct blocks may take together (a quarter each, at most). Where it
+    // narrows a search the result is cutByClock: it depends on the machine.
+    double timeLimitSeconds = 0;
+    std::function<double()> clock; // seconds, read only under a time limit; empty: std::chrono::steady_clock
+    bool blockLevel = false;       // only "keep all" and "keep the output" per block: the block-level plans
     std::function<void(double)> progress;
     std::function<bool()> cancelled;
 };
@@ -40,6 +56,7 @@ struct OpPlanResult {
     double recomputeCost = 0;
     std::int64_t predictedPeakBytes = 0; // the DP's; the simulator's count of opSchedule equals it
     bool exact = true;                   // every keep set of every block was searched
+    bool cutByClock = false;             // the time limit narrowed a search: another machine may plan otherwise
 };
 
 class OpPlanner {
@@ -55,6 +72,11 @@ public:
     std::optional<OpPlanResult> plan(std::int64_t budgetBytes) const;
     bool exact() const { return exact_; }
     std::string inexactReason() const { return inexactReason_; }
+    bool cutByClock() const { return cutByClock_; }
+    // The work the search did, counted: keep sets replayed and their
+    // simulator ops (at most max(effort, the replays that always run)).
+    std::int64_t replayedKeepSets() const { return replayedKeepSets_; }
+    std::int64_t replayedOps() const { return replayedOps_; }
 
     struct Option {
         std::int64_t held = 0;  // bytes the block holds between its forward and its backward
@@ -69,8 +91,13 @@ private:
     std::vector<std::vector<Option>> options_; // per group, Pareto-pruned
     std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
     bool exact_ = true;
+    bool cutByClock_ = false;
     std::string inexactReason_;
+    std::int64_t replayedKeepSets_ = 0, replayedOps_ = 0;
 };
+
+// An effort as the planner's messages write it: 4e9, 123456.
+std::string effortText(std::int64_t effort);
 
 // Every combination of closed keep sets, each simulated: the reference the
 // planner is tested against on small graphs. nullopt when none fits.

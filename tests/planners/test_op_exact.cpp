@@ -10,6 +10,7 @@
 
 #include <QTest>
 
+#include <optional>
 #include <random>
 
 using namespace remat;
@@ -294,15 +295,121 @@ private slots:
         QVERIFY(planner.inexactReason().find("block0") != std::string::npos);
         const auto plan = planner.plan(planner.storeAllPeakBytes());
         QVERIFY(plan && !plan->exact);
-        // A time limit too short for any search: still a plan (keep all or
-        // re-run all of each block), said to be unproven, at once.
-        OpPlannerOptions hurried;
-        hurried.timeLimitSeconds = 1e-9;
-        const OpPlanner quick(m.model, m.graph, hurried);
-        QVERIFY(!quick.exact());
-        QVERIFY(quick.inexactReason().find("the time limit") != std::string::npos);
-        const auto best = quick.plan(quick.storeAllPeakBytes());
-        QVERIFY(best && best->recomputeCost == 0.0);
+    }
+
+    // The search is bounded by work, never by the clock: on a machine whose
+    // clock runs an hour per read (a slow sanitizer build, a busy laptop)
+    // the same model gives the same plans, the clock never read, whether the
+    // effort lets every keep set be searched or narrows the search.
+    void samePlanOnASlowMachine_data() {
+        QTest::addColumn<unsigned>("seed");
+        QTest::addColumn<qint64>("effort");
+        for (unsigned seed : {3u, 4u, 11u})
+            for (qint64 effort : {qint64{2000}, qint64{20000}, qint64{kDefaultOpEffort}})
+                QTest::addRow("seed %u effort %lld", seed, static_cast<long long>(effort)) << seed << effort;
+    }
+    void samePlanOnASlowMachine() {
+        QFETCH(unsigned, seed);
+        QFETCH(qint64, effort);
+        const OpModel m = randomOpModel(3, 9, seed);
+        int reads = 0;
+        OpPlannerOptions here, slow;
+        here.effort = slow.effort = effort;
+        slow.clock = [&reads] { return 3600.0 * ++reads; };
+        const OpPlanner a(m.model, m.graph, here), b(m.model, m.graph, slow);
+        QCOMPARE(reads, 0);
+        QCOMPARE(a.exact(), effort == kDefaultOpEffort); // the small efforts narrow the search
+        QCOMPARE(a.exact(), b.exact());
+        QCOMPARE(a.inexactReason(), b.inexactReason());
+        QVERIFY(!b.cutByClock());
+        QCOMPARE(a.replayedOps(), b.replayedOps());
+        for (std::int64_t budget : budgets(a.minimumPeakBytes(), a.storeAllPeakBytes())) {
+            const auto pa = a.plan(budget), pb = b.plan(budget);
+            QVERIFY(pa && pb);
+            QVERIFY(pa->keep == pb->keep);
+            QVERIFY(!pb->cutByClock);
+        }
+    }
+
+    // The time limit, only when asked: on the slow machine it cuts the
+    // search, and the plan says it is not reproducible; on a machine that
+    // keeps up it changes nothing.
+    void theClockCutsOnlyWhenAskedAndSaysSo() {
+        const OpModel m = randomOpModel(2, 9, 4);
+        OpPlannerOptions limited;
+        limited.timeLimitSeconds = 60;
+        limited.clock = [t = 0.0]() mutable { return t += 3600; };
+        const OpPlanner cut(m.model, m.graph, limited);
+        QVERIFY(!cut.exact() && cut.cutByClock());
+        QVERIFY2(cut.inexactReason().find("(the time limit, 60 s on the wall clock)") != std::string::npos,
+                 cut.inexactReason().c_str());
+        const auto plan = cut.plan(cut.storeAllPeakBytes());
+        QVERIFY(plan && plan->cutByClock && !plan->exact);
+        limited.clock = [] { return 0.0; };
+        const OpPlanner kept(m.model, m.graph, limited), plain(m.model, m.graph);
+        QVERIFY(kept.exact() && !kept.cutByClock());
+        QVERIFY(kept.plan(kept.minimumPeakBytes())->keep == plain.plan(plain.minimumPeakBytes())->keep);
+    }
+
+    // Cancel (the studio's) stops the search wherever it is: counting keep
+    // sets or replaying them.
+    void cancelStopsTheSearch() {
+        const OpModel m = randomOpModel(3, 9, 5);
+        for (int after : {0, 1, 3}) {
+            int asked = 0;
+            OpPlannerOptions options;
+            options.cancelled = [&asked, after] { return ++asked > after; };
+            QVERIFY_THROWS_EXCEPTION(Cancelled, OpPlanner(m.model, m.graph, options));
+        }
+    }
+
+    // The effort bounds the replays, counted: never more simulator ops than
+    // it allows (or than the block-level choices, replayed in any case); more
+    // effort never gives a worse plan; a narrowed search says so, naming the
+    // effort.
+    void effortBoundsTheReplays_data() {
+        QTest::addColumn<unsigned>("seed");
+        for (unsigned seed = 1; seed <= 12; ++seed)
+            QTest::addRow("seed %u", seed) << seed;
+    }
+    void effortBoundsTheReplays() {
+        QFETCH(unsigned, seed);
+        const OpModel m = randomOpModel(seed % 3 == 0 ? 3 : 2, 8 + static_cast<int>(seed % 3), seed);
+        OpPlannerOptions blockOnly;
+        blockOnly.blockLevel = true;
+        const OpPlanner floor(m.model, m.graph, blockOnly), full(m.model, m.graph);
+        QVERIFY(full.exact());
+        std::optional<OpPlanner> previous;
+        bool narrowed = false;
+        for (std::int64_t effort : {std::int64_t{1}, floor.replayedOps(), std::int64_t{1500}, std::int64_t{4000},
+                                    std::int64_t{12000}, full.replayedOps() * 4}) {
+            OpPlannerOptions options;
+            options.effort = effort;
+            const OpPlanner planner(m.model, m.graph, options);
+            QVERIFY2(planner.replayedOps() <= std::max(effort, floor.replayedOps()),
+                     qPrintable(QString("effort %1: %2 ops").arg(effort).arg(planner.replayedOps())));
+            QVERIFY(planner.replayedKeepSets() >= floor.replayedKeepSets());
+            QVERIFY(planner.replayedKeepSets() <= full.replayedKeepSets());
+            narrowed = narrowed || !planner.exact();
+            if (!planner.exact())
+                QVERIFY2(planner.inexactReason().find("(the effort limit, " + effortText(effort) + " replayed ops)") !=
+                             std::string::npos,
+                         planner.inexactReason().c_str());
+            for (std::int64_t budget : budgets(full.minimumPeakBytes(), full.storeAllPeakBytes())) {
+                const auto p = planner.plan(budget), best = full.plan(budget);
+                if (!p)
+                    continue;
+                QVERIFY(p->recomputeCost >= best->recomputeCost);
+                QCOMPARE(Simulator::summarize(m.model, opSchedule(m.model, m.graph, p->keep, "")).peakBytes,
+                         p->predictedPeakBytes);
+                if (previous) {
+                    const auto before = previous->plan(budget);
+                    QVERIFY(!before || p->recomputeCost <= before->recomputeCost);
+                }
+            }
+            previous.emplace(planner);
+        }
+        QVERIFY(narrowed && previous->exact());
     }
 };
 

@@ -1,0 +1,75 @@
+// `remat plan --granularity op` as users run it: the same model file and
+// budget give the same plan on every run, bounded by --effort (replayed ops,
+// never the clock); --time-limit, only when given, flags the plans it cuts as
+// not reproducible; bad --effort values are refused with one line, exit 2.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include "tests/common/cli_checks.h"
+#include "tests/common/run_process.h"
+
+namespace {
+
+using Result = remat::test::ProcessResult;
+
+QString modelPath() {
+    return qEnvironmentVariable("REMAT_SOURCE_DIR") + "/resources/models/gpt2-2layers-seq1024-ops.json";
+}
+
+QJsonObject planJson(const QStringList &extra) {
+    const Result r = remat::test::runRemat(
+        QStringList{"plan", "--model", modelPath(), "--granularity", "op", "--budget", "300MiB", "--json"} + extra);
+    if (r.exitCode != 0)
+        qWarning("%s", r.err.constData());
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+} // namespace
+
+class TestOpPlanCli : public QObject {
+    Q_OBJECT
+private slots:
+    void theEffortBoundsTheSearchAndThePlanRepeats() {
+        const QJsonObject first = planJson({"--effort", "2e6"}), second = planJson({"--effort", "2000000"});
+        const QJsonObject plan = first["plan"].toObject();
+        QCOMPARE(plan["effort"].toInteger(), qint64{2'000'000});
+        QVERIFY(plan["replayed_ops"].toInteger() > 0);
+        QVERIFY(plan["replayed_ops"].toInteger() <= plan["effort"].toInteger());
+        QCOMPARE(plan["reproducible"].toBool(), true);
+        QCOMPARE(plan["exact"].toBool(), false); // 2e6 ops are too few for 23 nodes a block
+        QVERIFY2(plan["solver"].toString().contains("(the effort limit, 2e6 replayed ops)"),
+                 qPrintable(plan["solver"].toString()));
+        QCOMPARE(second["plan"].toObject()["replayed_ops"], plan["replayed_ops"]);
+        QCOMPARE(second["selective"], first["selective"]);
+        // A larger effort searches more nodes, for a plan at least as good.
+        const QJsonObject wider = planJson({"--effort", "6e6"})["plan"].toObject();
+        QVERIFY(wider["replayed_ops"].toInteger() > plan["replayed_ops"].toInteger());
+        QVERIFY(wider["recompute_cost"].toDouble() <= plan["recompute_cost"].toDouble());
+    }
+
+    void aTimeLimitThatCutsSaysSoInJsonAndText() {
+        const QJsonObject plan = planJson({"--effort", "2e6", "--time-limit", "0.000001"})["plan"].toObject();
+        QCOMPARE(plan["reproducible"].toBool(), false);
+        QVERIFY2(plan["solver"].toString().contains("the time limit"), qPrintable(plan["solver"].toString()));
+        const Result text = remat::test::runRemat({"plan", "--model", modelPath(), "--granularity", "op", "--budget",
+                                                   "300MiB", "--effort", "2e6", "--time-limit", "0.000001"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("cut by the clock (--time-limit), not reproducible"), text.out.constData());
+    }
+
+    void badEffort_data() {
+        QTest::addColumn<QString>("effort");
+        for (const char *bad : {"0", "-5", "lots", "2.5", "1e13", "4e", "e9", "1e-3", "99999999999999999999"})
+            QTest::newRow(bad) << QString(bad);
+    }
+    void badEffort() {
+        QFETCH(QString, effort);
+        remat::test::checkRefused(
+            {"plan", "--model", modelPath(), "--granularity", "op", "--budget", "300MiB", "--effort", effort},
+            "--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" + effort + "'");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOpPlanCli)
+#include "test_op_plan_cli.moc"
