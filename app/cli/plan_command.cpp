@@ -58,7 +58,8 @@ ComparisonRow fitWhenApplied(const Model &model, const Strategy &strategy, const
                 if (planned != budget)
                     plan.schedule.description += "; planned within " + formatBytes(planned) +
                                                  " so that PyTorch's run of it (segments keep their inputs) peaks "
-                                                 "at " + formatBytes(applied) + ", within the budget";
+                                                 "at " +
+                                                 formatBytes(applied) + ", within the budget";
                 return plan;
             }
             planned -= applied - budget;
@@ -162,6 +163,10 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         return runOpPlan(options, out);
     if (options.granularity != "block")
         throw InvalidArgument("--granularity must be block or op, got \"" + options.granularity + "\"");
+    // The block-level planners are exact and need no bound: a bound given here would be silently ignored.
+    if (!options.effort.empty() || !options.timeLimit.empty())
+        throw InvalidArgument(std::string(options.effort.empty() ? "--time-limit" : "--effort") +
+                              " bounds the op-level search only (--granularity op); the block-level plan is exact");
     if (options.frontier)
         return runFrontier(options, out);
     if (!options.samples.empty())

@@ -69,6 +69,23 @@ private slots:
             {"plan", "--model", modelPath(), "--granularity", "op", "--budget", "300MiB", "--effort", effort},
             "--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" + effort + "'");
     }
+
+    // The block-level plan is exact: a bound given to it would be silently ignored, so it is refused.
+    void boundsAreRefusedAtBlockLevel_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("effort") << "--effort"
+                                << "2e6";
+        QTest::newRow("time limit") << "--time-limit"
+                                    << "5";
+    }
+    void boundsAreRefusedAtBlockLevel() {
+        QFETCH(QString, flag);
+        QFETCH(QString, value);
+        remat::test::checkRefused({"plan", "--n", "16", "--budget", "6", flag, value},
+                                  flag + " bounds the op-level search only (--granularity op); the block-level plan "
+                                         "is exact");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOpPlanCli)
