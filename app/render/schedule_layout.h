@@ -30,6 +30,15 @@ struct ScheduleLayout {
     double radius = 0;
     int labelEvery = 1; // label a node when index % labelEvery == 0 (and a_n)
     QPointF origin;     // centre of a_0
+    // kBandPitches x pitch, plus what a wrapped picture needs so that one
+    // band's backward names and the next band's forward names never meet.
+    double bandHeight = 0;
+
+    // The names' font size in pixels at `pitch`, and the room a line of it takes.
+    static double labelPixelSize(double pitch);
+    static double labelLineHeight(double pitch) { return 1.25 * labelPixelSize(pitch); }
+    // The checkpoint ring around a node; names sit just beyond it.
+    double ringRadius() const;
 
     // Lays out forwardCount forward nodes (and as many backward nodes) in `area`,
     // choosing the number of bands that gives the largest nodes.

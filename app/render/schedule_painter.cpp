@@ -29,7 +29,7 @@ void drawArrowHead(QPainter &painter, QPointF tip, QPointF direction, double siz
 }
 
 double ringRadiusOf(const ScheduleLayout &layout) {
-    return layout.radius + std::max(2.0, layout.pitch * 0.09);
+    return layout.ringRadius();
 }
 // Badges of neighbouring nodes must not overlap: a pill is at most a little
 // under one pitch wide, however small the nodes get.
@@ -47,7 +47,7 @@ double spriteHalfOf(const ScheduleLayout &layout) {
 
 QFont labelFont(double pitch) {
     QFont font;
-    font.setPixelSize(static_cast<int>(std::clamp(pitch * 0.32, 9.0, 13.0)));
+    font.setPixelSize(static_cast<int>(ScheduleLayout::labelPixelSize(pitch)));
     return font;
 }
 

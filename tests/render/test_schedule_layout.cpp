@@ -23,6 +23,39 @@ private slots:
                 QTest::addRow("n=%d %dx%d", n, int(size.width()), int(size.height())) << n << size;
     }
 
+    // A wrapped picture names both rows of every band: one band's backward
+    // names and the next band's forward names must not meet (they ran into
+    // one line, "b_0 a_18 b_2 a_20", in the lesson's three panes at 1280x720).
+    void namesBetweenBandsNeverMeet_data() {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<QSizeF>("size");
+        QTest::addRow("lesson pane, n=32") << 32 << QSizeF(390, 137);
+        QTest::addRow("n=16 320x200") << 16 << QSizeF(320, 200);
+        QTest::addRow("n=64 420x300") << 64 << QSizeF(420, 300);
+        QTest::addRow("n=100 600x500") << 100 << QSizeF(600, 500);
+        QTest::addRow("n=48 700x260") << 48 << QSizeF(700, 260);
+    }
+    void namesBetweenBandsNeverMeet() {
+        QFETCH(int, layers);
+        QFETCH(QSizeF, size);
+        const QRectF area(QPointF(0, 0), size);
+        const ScheduleLayout l = ScheduleLayout::make(layers + 1, area);
+        QVERIFY2(l.bands > 1 && l.labelEvery > 0, "the case must wrap and show names");
+        const double line = ScheduleLayout::labelLineHeight(l.pitch);
+        for (int i = l.columns; i < l.forwardCount; i += l.columns) {
+            const double backwardNamesEnd = l.backwardCenter(i - 1).y() + l.ringRadius() + 1 + line;
+            const double forwardNamesStart = l.forwardCenter(i).y() - l.ringRadius() - 1 - line;
+            QVERIFY2(forwardNamesStart - backwardNamesEnd >= 2 - 1e-6,
+                     qPrintable(QString("band %1: %2 px").arg(l.band(i)).arg(forwardNamesStart - backwardNamesEnd)));
+        }
+        // The first band's forward names and the last band's backward names stay inside the area too.
+        const double top = l.forwardCenter(0).y() - l.ringRadius() - 1 - line;
+        const double bottom = l.backwardCenter(l.forwardCount - 1).y() + l.ringRadius() + 1 + line;
+        QVERIFY2(top >= area.top() - 1e-6 && bottom <= area.bottom() + 1e-6,
+                 qPrintable(QString("names from %1 to %2 px").arg(top).arg(bottom)));
+        QVERIFY(area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(l.contentRect()));
+    }
+
     void geometry() {
         QFETCH(int, layers);
         QFETCH(QSizeF, size);
