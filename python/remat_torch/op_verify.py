@@ -79,18 +79,15 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
 
 
 def report_ops_text(result):
-    from .verifying import budget_text, heading
+    from .verifying import heading, peak_cells
     lines = [heading(result, ", op level")]
     header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
              f"{'within budget':<24} {'re-runs per op':<16} {'max |grad diff|':>15}"
     lines += [header, "-" * len(header)]
     for run in result["runs"]:
-        predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
         reruns = run["recomputations"]
         same = reruns["predicted"] == {k: v for k, v in reruns["observed"].items() if k in reruns["predicted"] or v}
-        lines.append(f"{run['plan'][:44]:<44} {predicted / 2**20:>11.2f} MiB {observed / 2**20:>11.2f} MiB "
-                     f"{(observed - predicted) / predicted:>+10.1%}  {budget_text(run):<24} "
-                     f"{'equal' if same else 'DIFFER':<16} "
+        lines.append(f"{run['plan'][:44]:<44} {peak_cells(run)} {'equal' if same else 'DIFFER':<16} "
                      f"{run['max_grad_diff']:>15.3g}")
         for kind in sorted(set(reruns["predicted"]) | set(reruns["observed"])):
             p, o = reruns["predicted"].get(kind, 0), reruns["observed"].get(kind, 0)
