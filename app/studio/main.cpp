@@ -175,6 +175,7 @@ int main(int argc, char *argv[]) {
         if (parser.isSet(screenshot)) {
             if (const QString error = window.session().openModelFile(modelFile); !error.isEmpty())
                 return fail(error);
+            window.session().useStarterPanes();
         } else {
             window.openModelFile(modelFile);
         }

@@ -50,6 +50,10 @@ public:
     void loadScenario(const Scenario &scenario);
     // All or nothing: "" when it loaded, else the reason (the model stays).
     QString openModelFile(const QString &path);
+    // Replaces the panes with the ones an op-level or graph model opens with
+    // (starter_panes.h); chains keep theirs. File > Open and the command line
+    // call it after openModelFile; a restored session does not.
+    void useStarterPanes();
     // Every pane shows `model` (named `name`, "" for a uniform chain); panes
     // whose strategy plans only chains switch to one that plans graphs.
     void setModel(std::shared_ptr<const Model> model, const QString &name);

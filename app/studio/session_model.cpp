@@ -4,6 +4,7 @@
 // picked without one.
 #include "app/studio/player.h"
 #include "app/studio/session.h"
+#include "app/studio/starter_panes.h"
 #include "core/errors.h"
 #include "core/model_io.h"
 #include "core/op_plan.h"
@@ -65,6 +66,24 @@ QString Session::openModelFile(const QString &path) {
             .arg(model_->isChain() ? QString() : tr(", with skip connections")),
         8000);
     return {};
+}
+
+void Session::useStarterPanes() {
+    std::vector<PaneConfig> configs;
+    try {
+        configs = starterPanes(*model_);
+    } catch (const std::exception &e) {
+        say(tr("Keeping the panes: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (configs.empty())
+        return;
+    while (paneCount() > 1)
+        removePane(paneCount() - 1);
+    setPaneConfig(0, configs.front());
+    for (std::size_t k = 1; k < configs.size(); ++k)
+        addPane(configs[k]);
+    setCurrentPane(paneCount() - 1);
 }
 
 void Session::setModel(std::shared_ptr<const Model> model, const QString &name) {
