@@ -127,34 +127,41 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     std::stable_sort(known.begin(), known.end(),
                      [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
 
-    const GraphMilp milp(model, unit, budget);
-    plan.columns = milp.problem().columns();
-    plan.rows = milp.problem().rows();
-    plan.integerColumns = milp.problem().integerColumns();
-    for (const Known &k : known) {
-        Schedule s;
-        s.ops = k.computes;
-        if (auto x = milp.encode(s)) {
-            o.starts.assign(1, std::move(*x)); // the cheapest known plan of the class
-            break;
+    solver::MilpResult r;
+    r.status = solver::MilpResult::Status::Unknown;
+    std::optional<GraphMilp> milp;
+    if (model.layers() <= kMaxGraphMilpLayers) {
+        milp.emplace(model, unit, budget);
+        plan.columns = milp->problem().columns();
+        plan.rows = milp->problem().rows();
+        plan.integerColumns = milp->problem().integerColumns();
+        for (const Known &k : known) {
+            Schedule s;
+            s.ops = k.computes;
+            if (auto x = milp->encode(s)) {
+                o.starts.assign(1, std::move(*x)); // the cheapest known plan of the class
+                break;
+            }
         }
-    }
-    const solver::MilpResult r = solver::solveMilp(milp.problem(), o);
-    plan.nodes = r.nodes;
-    if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible) {
-        Known k{milp.computes(r.x), "solver", {}};
-        k.summary = count(model, k.computes);
-        // Counted again in whole bytes: a plan that the solver's tolerance
-        // let past the budget by a few bytes is not taken.
-        if (peakIn(unit, k.summary) <= budget)
-            known.insert(known.begin(), std::move(k));
+        r = solver::solveMilp(milp->problem(), o);
+        plan.nodes = r.nodes;
+        if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible) {
+            Known k{milp->computes(r.x), "solver", {}};
+            k.summary = count(model, k.computes);
+            // Counted again in whole bytes: a plan that the solver's tolerance
+            // let past the budget by a few bytes is not taken.
+            if (peakIn(unit, k.summary) <= budget)
+                known.insert(known.begin(), std::move(k));
+        }
     }
     if (known.empty()) {
         std::string least;
-        if (r.status == solver::MilpResult::Status::Infeasible) {
+        if (r.status == solver::MilpResult::Status::Infeasible || !milp) {
             const GraphMinimum m = minimumGraphPeak(model, unit, options);
-            least = "; the least peak of any plan is " + amountText(unit, m.peak) +
-                    (m.proven ? " (proven minimum)" : ", and none peaks below " + amountText(unit, m.lowerBound));
+            least = "; the least peak of a plan is " + amountText(unit, m.peak) +
+                    (m.proven ? " (proven minimum)"
+                              : ", and no schedule peaks below " + amountText(unit, m.lowerBound) +
+                                    " (its largest op with what that op reads)");
         }
         throw InvalidArgument("budget " + amountText(unit, budget) + " is below every plan the graph planner finds" +
                               least);
@@ -166,10 +173,10 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     plan.peak = peakIn(unit, best->summary);
     plan.cost = best->summary.cost;
     plan.source = best->source;
-    if (r.status != solver::MilpResult::Status::Infeasible) {
+    if (milp && r.status != solver::MilpResult::Status::Infeasible) {
         // The bound holds for every plan of the class; a plan from outside it
         // that is cheaper still (dtr computes in its own order) has none.
-        const double bound = milp.firstComputationCost() + r.bound;
+        const double bound = milp->firstComputationCost() + r.bound;
         if (plan.cost >= bound - 1e-9 * std::max(1.0, plan.cost))
             plan.lowerBound = std::min(plan.cost, bound);
     }
@@ -178,24 +185,49 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
 }
 
 GraphMinimum minimumGraphPeak(const Model &model, BudgetUnit unit, const GraphExactOptions &options) {
-    const GraphMilp milp(model, unit, 0, true);
     solver::MilpOptions o = solverOptions(options);
-    // Every plan of the class is feasible here: start from recompute-all.
     Schedule recomputeAll;
     recomputeAll.ops = computeOps(model, recomputeAllOrder(model));
-    if (auto x = milp.encode(recomputeAll))
-        o.starts.assign(1, std::move(*x));
-    const solver::MilpResult r = solver::solveMilp(milp.problem(), o);
     GraphMinimum least;
     least.peak = peakIn(unit, count(model, recomputeAll.ops));
-    if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible)
-        least.peak = std::min(least.peak, peakIn(unit, count(model, milp.computes(r.x))));
-    const double bound = r.bound * milp.scale();
-    least.lowerBound = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::ceil(bound - 1e-6 * std::max(1.0, bound))), 0, least.peak);
-    least.proven = r.status == solver::MilpResult::Status::Optimal || least.lowerBound >= least.peak;
-    if (least.proven)
-        least.lowerBound = least.peak;
+    if (model.layers() <= kMaxGraphMilpLayers) {
+        const GraphMilp milp(model, unit, 0, true);
+        // Every plan of the class is feasible here: start from recompute-all.
+        if (auto x = milp.encode(recomputeAll))
+            o.starts.assign(1, std::move(*x));
+        const solver::MilpResult r = solver::solveMilp(milp.problem(), o);
+        if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible)
+            least.peak = std::min(least.peak, peakIn(unit, count(model, milp.computes(r.x))));
+        const double bound = r.bound * milp.scale();
+        least.classBound = std::clamp<std::int64_t>(
+            static_cast<std::int64_t>(std::ceil(bound - 1e-6 * std::max(1.0, bound))), 0, least.peak);
+        if (r.status == solver::MilpResult::Status::Optimal)
+            least.classBound = least.peak;
+    }
+    // dtr computes in its own order, outside the class: at its least budget it may peak lower still.
+    const bool nodes = unit == BudgetUnit::Nodes;
+    least.lowerBound = dtrMinimumBudget(model, nodes);
+    // Where dtr runs is not monotone in the budget: bisect for a low one, keeping every peak it reaches.
+    auto dtrRuns = [&](std::int64_t budget) {
+        bool ran = false;
+        for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
+            try {
+                const DtrRun run = runDtr(model, DtrBudget{nodes, budget}, h, Strategy::kMaxOps);
+                least.peak = std::min(least.peak, peakIn(unit, count(model, computesOf(run.ops))));
+                ran = true;
+            } catch (const InvalidArgument &) {
+            } catch (const LimitExceeded &) {
+            }
+        return ran;
+    };
+    std::int64_t low = least.lowerBound, high = least.peak;
+    if (!dtrRuns(low))
+        for (int step = 0; step < 16 && high - low > 1; ++step) {
+            const std::int64_t mid = low + (high - low) / 2;
+            (dtrRuns(mid) ? high : low) = mid;
+        }
+    least.lowerBound = std::min(least.lowerBound, least.peak);
+    least.proven = least.peak == least.lowerBound;
     return least;
 }
 

@@ -56,12 +56,14 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
                               const GraphExactOptions &options = {});
 
 struct GraphMinimum {
-    std::int64_t peak = 0;       // the least peak found, counted by the simulator
-    std::int64_t lowerBound = 0; // proven: no schedule of the class peaks lower
+    std::int64_t peak = 0;       // the least peak of a plan found (the class's, or dtr's), counted by the simulator
+    std::int64_t lowerBound = 0; // proven: no schedule at all peaks lower (dtrMinimumBudget: the largest op's need)
+    std::int64_t classBound = 0; // proven: no schedule of the class peaks lower
     bool proven = false;         // peak == lowerBound
 };
 
-// The least peak (in `unit`) over the class, started from recompute-all.
+// The least peak (in `unit`) of a plan: the class's least, searched from
+// recompute-all, or dtr's at its least budget where that is lower.
 GraphMinimum minimumGraphPeak(const Model &model, BudgetUnit unit, const GraphExactOptions &options = {});
 
 } // namespace remat::planners

@@ -33,7 +33,7 @@
 namespace remat::planners {
 
 // Largest graph the MILP takes: its variables grow as V^2 (V = 2(n+1)).
-constexpr int kMaxGraphMilpLayers = 160;
+constexpr int kMaxGraphMilpLayers = 80;
 
 class GraphMilp {
 public:

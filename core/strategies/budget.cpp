@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/graph_exact.h"
+#include "core/planners/graph_milp.h"
 #include "core/units.h"
 #include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
@@ -24,6 +25,9 @@ std::string amountText(const planners::ChainBudget &budget) {
 std::string graphDescription(const planners::ChainBudget &budget, const planners::GraphExactPlan &plan) {
     if (plan.storeAll)
         return "budget " + amountText(budget) + ": store-all fits, the least compute (every node once)";
+    if (plan.columns == 0)
+        return "budget " + amountText(budget) + ": " + plan.source + "'s plan, the cheapest known; no bound proven (the "
+               "MILP takes graphs of up to " + std::to_string(planners::kMaxGraphMilpLayers) + " layers)";
     std::string text = "budget " + amountText(budget) + ", graph MILP: " + plan.proof();
     if (plan.source != "solver")
         text += "; the plan is " + plan.source + "'s";

@@ -16,6 +16,7 @@
 #include "core/schedule_builder.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "core/units.h"
 
 #include <QTest>
 
@@ -183,8 +184,18 @@ private slots:
             QFAIL("planned within 1 byte");
         } catch (const InvalidArgument &e) {
             const QString message = e.what();
-            QVERIFY2(message.contains("budget 1 B") && message.contains("least peak of any plan"), e.what());
-            QVERIFY2(message.contains("proven minimum"), e.what());
+            QVERIFY2(message.contains("budget 1 B") && message.contains("least peak of a plan"), e.what());
+            // The least peak named is a plan's: planning at it succeeds.
+            const auto least = planners::minimumGraphPeak(model, planners::BudgetUnit::Bytes, proving());
+            QVERIFY2(message.contains(QString::fromStdString(formatBytes(least.peak))), e.what());
+            QVERIFY(least.lowerBound <= least.peak);
+            const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, least.peak, proving());
+            QVERIFY(plan.peak <= least.peak);
+            try {
+                planners::planGraphExact(model, planners::BudgetUnit::Bytes, least.lowerBound - 1, proving());
+                QFAIL("planned below the proven bound");
+            } catch (const InvalidArgument &) {
+            }
         }
     }
 
