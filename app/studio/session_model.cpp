@@ -149,6 +149,11 @@ QString Session::planForBudget(const QString &text) {
                                           QRegularExpression::CaseInsensitiveOption);
     try {
         if (const QRegularExpressionMatch m = nodes.match(t); m.hasMatch()) {
+            // A bare number on a model whose sizes are bytes is ambiguous: say both readings.
+            if (m.captured(2).isEmpty() && !model_->sizesInNodes())
+                return tr("%1 is a bare number, and this model's sizes are bytes: write \"%1 B\" or \"%2\", or "
+                          "\"%1 nodes\" to count nodes.")
+                    .arg(t, QString::fromStdString(formatBytes(m.captured(1).toLongLong())));
             bool ok = false;
             const qlonglong count = m.captured(1).toLongLong(&ok);
             if (!ok || count < 1)

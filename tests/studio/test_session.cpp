@@ -300,6 +300,10 @@ private slots:
         }
         for (int i = 0; i < session.paneCount(); ++i)
             checkRunIsTheSimulators(session, i);
+        // A bare number is refused on a model whose sizes are bytes, naming both readings.
+        const QString refused = session.planForBudget(QStringLiteral("5000000"));
+        QVERIFY2(refused.contains("bare number") && refused.contains("5000000 B") && refused.contains("4.77 MiB"),
+                 qPrintable(refused));
         // A chain keeps its panes.
         const int before = session.paneCount();
         session.setLayers(12);
