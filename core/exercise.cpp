@@ -133,12 +133,13 @@ std::string verdictText(const Model &model, const ExerciseBudget &budget, const 
                "; the budget is " + budgetText(budget) + ".";
     }
     case Verdict::Fits:
+        // No "best" in this line: scripts look for it (remat-studio --grade).
         out = "Fits (peak " + peak + " of " + budgetText(budget) + "), but computes +" +
-              percentText(grade.extraPercent) + " over the best set of kept nodes.";
+              percentText(grade.extraPercent) + " more than the cheapest set of kept nodes that fits.";
         break;
     case Verdict::Best:
-        out = "Fits, and it is the best set (peak " + peak + " of " + budgetText(budget) +
-              "): no set of kept nodes fits with less compute.";
+        out = "Best: it fits (peak " + peak + " of " + budgetText(budget) +
+              ") and no set of kept nodes fits with less compute.";
         break;
     }
     if (grade.general)

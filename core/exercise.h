@@ -61,7 +61,8 @@ ExercisePlan keptSetPlan(const Model &model, const std::vector<int> &kept);
 ExerciseGrade gradeExercise(const Model &model, const ExerciseBudget &budget, const std::vector<int> &answer);
 
 // One sentence, two where the general optimum costs less: "Over the budget:
-// ...", "Fits: +12 % compute over the best set ...", "Best: ...".
+// ...", "Fits (...), but computes +12 % more ...", "Best: ...". Only the
+// best verdict says "best".
 std::string verdictText(const Model &model, const ExerciseBudget &budget, const ExerciseGrade &grade);
 
 } // namespace remat

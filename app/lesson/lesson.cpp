@@ -76,6 +76,34 @@ void readBudget(const Reader &r, const json &pane, const std::string &pointer, S
         r.fail(where, "a budget of at least 1 byte, got " + Reader::shown(v));
 }
 
+// {"budget": "7 nodes" | "1.2 GiB", "prompt": "..."} on a chapter whose
+// pane 1 is the student's checkpoints pane.
+Exercise readExercise(const Reader &r, const json &exercise, const std::string &pointer, const Chapter &chapter) {
+    if (!exercise.is_object())
+        r.fail(pointer, "expected an object such as {\"budget\": \"7 nodes\", \"prompt\": \"...\"}, got " +
+                            Reader::shown(exercise));
+    r.onlyKeys(exercise, pointer, {"budget", "prompt", "comment"});
+    if (!exercise.contains("budget"))
+        r.fail(pointer, "missing \"budget\" (such as \"7 nodes\" or \"1.2 GiB\")");
+    Exercise out;
+    out.prompt = screenText(r, exercise, "prompt", pointer, kMaxCaptionChars, "shown under the caption");
+    StrategyParams budget;
+    readBudget(r, exercise, pointer, budget);
+    out.budget = budget.budgetNodes ? ExerciseBudget{planners::KeptSetUnit::Nodes, *budget.budgetNodes}
+                                    : ExerciseBudget{planners::KeptSetUnit::Bytes, *budget.budgetBytes};
+    const json &written = exercise["budget"];
+    out.budgetWritten = written.is_string() ? written.get<std::string>() : budgetText(out.budget);
+    if (chapter.view != ChapterView::Timeline || chapter.panes.empty() || chapter.panes[0].strategy != "checkpoints")
+        r.fail(pointer, "an exercise chapter's pane 1 is the student's: give it first in \"panes\" as "
+                        "{\"strategy\": \"checkpoints\", \"checkpoints\": []}");
+    try {
+        requireGradableExercise(*chapter.model, out.budget);
+    } catch (const Error &e) {
+        r.fail(pointer + "/budget", e.what());
+    }
+    return out;
+}
+
 Pane readPane(const Reader &r, const json &pane, const std::string &pointer, const Model &model) {
     if (!pane.is_object())
         r.fail(pointer,
@@ -143,7 +171,7 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
         r.fail(pointer, "expected an object with \"title\", \"caption\" and \"panes\", got " + Reader::shown(chapter));
     r.onlyKeys(chapter, pointer,
                {"title", "caption", "layers", "model", "show", "panes", "stops", "sync", "seconds", "stack_by_kind",
-                "comment"});
+                "exercise", "comment"});
     Chapter out;
     out.title = screenText(r, chapter, "title", pointer, kMaxTitleChars, "a title fits one line on screen");
     out.caption = screenText(r, chapter, "caption", pointer, kMaxCaptionChars,
@@ -184,7 +212,7 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
     out.stackByKind = r.boolean(chapter, "stack_by_kind", pointer, false);
 
     if (out.view == ChapterView::TradeOffCurve) {
-        for (const char *key : {"panes", "stops", "stack_by_kind"})
+        for (const char *key : {"panes", "stops", "stack_by_kind", "exercise"})
             if (chapter.contains(key))
                 r.fail(pointer + "/" + key,
                        "a \"trade-off-curve\" chapter shows its model's curve; it has no \"" + std::string(key) + "\"");
@@ -208,6 +236,8 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
             out.stops.push_back(
                 readStop(r, stops[i], pointerOf(pointer + "/stops", i), static_cast<int>(out.panes.size())));
     }
+    if (chapter.contains("exercise"))
+        out.exercise = readExercise(r, chapter["exercise"], pointer + "/exercise", out);
     return out;
 }
 

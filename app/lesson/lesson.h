@@ -13,10 +13,12 @@
 // JSON pointer (content) and what was expected. Model files a chapter names
 // are loaded with it, relative to the lesson's folder; every pane's
 // parameters are checked by its strategy.
+#include "core/exercise.h"
 #include "core/model.h"
 #include "core/strategy.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +49,16 @@ enum class ChapterView {
     TradeOffCurve, // the model's least compute for every peak (core/frontier.h)
 };
 
+// A graded exercise (docs/lessons.md, "Exercises"): the student keeps forward
+// nodes in pane 1, a `checkpoints` pane, and asks whether they fit `budget`
+// (core/exercise.h grades it). Refused when the lesson loads if no set of
+// kept nodes fits the budget, or the model is not a chain the search takes.
+struct Exercise {
+    ExerciseBudget budget;
+    std::string budgetWritten; // as the file gives it ("7 nodes", "1.2 GiB"), written back as is
+    std::string prompt;
+};
+
 struct Chapter {
     std::string title;
     std::string caption;
@@ -59,6 +71,7 @@ struct Chapter {
     bool syncByCost = true;  // the player's clock: op costs, or one tick per op
     double seconds = 20;     // the whole chapter plays in about this long
     bool stackByKind = false;
+    std::optional<Exercise> exercise;
 };
 
 struct Lesson {
