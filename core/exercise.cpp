@@ -126,7 +126,7 @@ std::string verdictText(const Model &model, const ExerciseBudget &budget, const 
     case Verdict::OverBudget: {
         const std::int64_t step = answer.peakStep;
         const std::string where =
-            step >= 0 ? "at op " + std::to_string(step) + " (" +
+            step >= 0 ? "at op " + std::to_string(step + 1) + " (" +
                             describe(model, grade.answer.schedule.ops[static_cast<std::size_t>(step)]) + ")"
                       : "before the first op";
         return "Over the budget: keeping " + keptText(grade.answer.kept) + " peaks at " + peak + " " + where +

@@ -60,7 +60,8 @@ ExercisePlan keptSetPlan(const Model &model, const std::vector<int> &kept);
 // InvalidArgument for a bad answer or an exercise requireGradableExercise refuses.
 ExerciseGrade gradeExercise(const Model &model, const ExerciseBudget &budget, const std::vector<int> &answer);
 
-// One sentence, two where the general optimum costs less: "Over the budget:
+// One sentence, two where the general optimum costs less (ops counted from
+// 1, as the studio shows them): "Over the budget:
 // ...", "Fits (...), but computes +12 % more ...", "Best: ...". Only the
 // best verdict says "best".
 std::string verdictText(const Model &model, const ExerciseBudget &budget, const ExerciseGrade &grade);
