@@ -28,6 +28,14 @@ std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::
     std::vector<double> times;
     for (const lesson::Stop &stop : chapter.stops) {
         const Timeline &timeline = *panes[static_cast<std::size_t>(stop.pane)];
+        if (stop.kind == lesson::StopKind::Time) {
+            // The author's moment; past the chapter's end (a shorter schedule since) it is the end.
+            double end = 0;
+            for (const Timeline *pane : panes)
+                end = std::max(end, render::opEndTime(*pane, pane->steps() - 1, axis));
+            times.push_back(std::min(stop.time, end));
+            continue;
+        }
         if (const auto step = lesson::stopStep(timeline, stop.kind))
             times.push_back(render::opEndTime(timeline, *step, axis));
         else if (never)

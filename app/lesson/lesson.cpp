@@ -16,15 +16,6 @@ namespace {
 using json_file::Reader;
 using nlohmann::json;
 
-constexpr std::size_t kMaxTitleChars = 90;
-constexpr std::size_t kMaxCaptionChars = 240;
-
-std::size_t characters(const std::string &utf8) {
-    std::size_t count = 0;
-    for (const char c : utf8)
-        count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return count;
-}
 
 std::string pointerOf(const std::string &parent, std::size_t index) {
     return parent + "/" + std::to_string(index);
@@ -34,11 +25,8 @@ std::string pointerOf(const std::string &parent, std::size_t index) {
 std::string screenText(const Reader &r, const json &object, const std::string &key, const std::string &pointer,
                        std::size_t maxChars, const std::string &why) {
     std::string text = r.text(object, key, pointer, true);
-    if (text.find_first_not_of(" \t\n") == std::string::npos)
-        r.fail(pointer + "/" + key, "expected a non-empty text");
-    if (characters(text) > maxChars)
-        r.fail(pointer + "/" + key, "is " + std::to_string(characters(text)) + " characters long; at most " +
-                                        std::to_string(maxChars) + " (" + why + ")");
+    if (const std::string problem = screenTextProblem(text, maxChars); !problem.empty())
+        r.fail(pointer + "/" + key, problem + (problem.find("at most") == std::string::npos ? "" : " (" + why + ")"));
     return text;
 }
 
@@ -149,20 +137,27 @@ Pane readPane(const Reader &r, const json &pane, const std::string &pointer, con
 Stop readStop(const Reader &r, const json &stop, const std::string &pointer, int panes) {
     if (!stop.is_object())
         r.fail(pointer, "expected an object such as {\"at\": \"peak\", \"pane\": 2}, got " + Reader::shown(stop));
-    r.onlyKeys(stop, pointer, {"at", "pane", "comment"});
+    r.onlyKeys(stop, pointer, {"at", "pane", "time", "comment"});
     Stop out;
     const std::string at = r.text(stop, "at", pointer, true);
     bool known = false;
-    for (const StopKind kind :
-         {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd, StopKind::FirstEviction})
+    for (const StopKind kind : {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd,
+                                StopKind::FirstEviction, StopKind::Time})
         if (at == stopKindName(kind)) {
             out.kind = kind;
             known = true;
         }
     if (!known)
         r.fail(pointer + "/at",
-               "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end, first-eviction");
+               "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end, first-eviction, time");
     out.pane = static_cast<int>(r.integer(stop, "pane", pointer, 1, panes, 1)) - 1;
+    if (out.kind == StopKind::Time) {
+        if (!stop.contains("time"))
+            r.fail(pointer, "a \"time\" stop needs \"time\": the moment on the chapter's clock, such as 12.5");
+        out.time = r.number(stop, "time", pointer, 0, 1e300, 0);
+    } else if (stop.contains("time")) {
+        r.fail(pointer + "/time", "only a \"time\" stop has a time; a \"" + at + "\" stop is found on the timeline");
+    }
     return out;
 }
 
@@ -253,8 +248,21 @@ const char *stopKindName(StopKind kind) {
         return "forward-end";
     case StopKind::FirstEviction:
         return "first-eviction";
+    case StopKind::Time:
+        return "time";
     }
     return "?";
+}
+
+std::string screenTextProblem(const std::string &text, std::size_t maxChars) {
+    if (text.find_first_not_of(" \t\n") == std::string::npos)
+        return "expected a non-empty text";
+    std::size_t count = 0; // characters, not UTF-8 bytes
+    for (const char c : text)
+        count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (count > maxChars)
+        return "is " + std::to_string(count) + " characters long; at most " + std::to_string(maxChars);
+    return {};
 }
 
 Lesson parseLessonJson(std::string_view text, const std::string &origin, const std::string &folder) {

@@ -30,13 +30,15 @@ enum class StopKind {
     FirstRecomputation, // the first op that computes a forward node again
     ForwardEnd,         // the op that first computes the output a_n: the forward pass is done
     FirstEviction,      // the compute the runtime (dtr) first evicts a node for: memory is full
+    Time,               // a moment on the chapter's clock (Stop::time), where the lesson's author paused
 };
-// "peak", "first-recomputation", "forward-end", "first-eviction" (as in the file).
+// "peak", "first-recomputation", "forward-end", "first-eviction", "time" (as in the file).
 const char *stopKindName(StopKind kind);
 
 struct Stop {
     StopKind kind = StopKind::Peak;
-    int pane = 0; // 0-based here; the file counts panes from 1, as the studio shows them
+    int pane = 0;     // 0-based here; the file counts panes from 1, as the studio shows them
+    double time = 0;  // Time only: on the chapter's clock (cost, or ops with "sync": "ops"), from 0
 };
 
 struct Pane {
@@ -84,7 +86,13 @@ constexpr std::int64_t kMaxLessonFileBytes = 4 * 1024 * 1024;
 constexpr int kMaxChapters = 200;
 constexpr int kMaxPanes = 4;
 constexpr int kMaxStops = 32;
+constexpr std::size_t kMaxTitleChars = 90;    // a title fits one line on screen
+constexpr std::size_t kMaxCaptionChars = 240; // one or two sentences, shown large under the title
 constexpr int kMaxLessonNesting = 16; // the format needs 5 (lesson, chapters, chapter, panes, checkpoints)
+
+// Why `text` cannot be a title (kMaxTitleChars) or caption: "" when it can,
+// else "expected a non-empty text" or "is 300 characters long; at most 240".
+std::string screenTextProblem(const std::string &text, std::size_t maxChars);
 
 Lesson loadLessonFile(const std::string &path);
 // `origin` names the text in messages; model files are looked up relative to `folder`.
