@@ -4,6 +4,7 @@
 #include "app/studio/exercise_panel.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/lesson_caption.h"
+#include "app/studio/lesson_capture.h"
 #include "app/studio/lesson_gif_dialog.h"
 #include "app/studio/player.h"
 #include "app/studio/player_keys.h"
@@ -203,20 +204,9 @@ void LessonController::showChapter(int index, bool atEnd) {
     // so each is planned once. A curve chapter keeps one pane behind the
     // curve, so the window stays whole when the lesson is closed there.
     loading_ = true;
-    Scenario scenario;
-    scenario.id = QStringLiteral("lesson");
-    scenario.title = qs(chapter.title);
-    scenario.layers = chapter.model->layers();
-    session_.loadScenario(scenario);
-    if (!chapter.modelName.empty())
-        session_.setModel(chapter.model, qs(chapter.modelName));
-    session_.setSyncByTime(chapter.syncByCost);
+    showChapterInSession(session_, chapter);
     if (controls_.stackByKind)
         controls_.stackByKind->setChecked(chapter.stackByKind);
-    if (chapter.panes.empty())
-        session_.addPane(PaneConfig{});
-    for (const lesson::Pane &pane : chapter.panes)
-        session_.addPane(PaneConfig{pane.strategy, pane.params});
     loading_ = false;
     exercise_->setExercise(chapter.exercise, chapter.model);
     updateActions();

@@ -4,6 +4,7 @@
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_write.h"
 #include "core/errors.h"
+#include "tests/common/lesson_checks.h"
 
 #include <QDir>
 #include <QFile>
@@ -28,48 +29,6 @@ Lesson writtenAndRead(const Lesson &lesson, const QString &folder) {
     file.write(lessonJson(lesson, folder.toStdString()).c_str());
     file.close();
     return loadLessonFile(path.toStdString());
-}
-
-// Field by field: what the studio shows of each chapter.
-void compareLessons(const Lesson &a, const Lesson &b) {
-    QCOMPARE(b.title, a.title);
-    QCOMPARE(b.chapters.size(), a.chapters.size());
-    for (std::size_t c = 0; c < a.chapters.size(); ++c) {
-        const Chapter &x = a.chapters[c], &y = b.chapters[c];
-        QCOMPARE(y.title, x.title);
-        QCOMPARE(y.caption, x.caption);
-        QCOMPARE(y.model->layers(), x.model->layers());
-        QCOMPARE(y.modelName, x.modelName);
-        QCOMPARE(std::filesystem::weakly_canonical(y.modelFile.empty() ? "." : y.modelFile),
-                 std::filesystem::weakly_canonical(x.modelFile.empty() ? "." : x.modelFile));
-        QVERIFY(y.view == x.view);
-        QCOMPARE(y.syncByCost, x.syncByCost);
-        QCOMPARE(y.seconds, x.seconds);
-        QCOMPARE(y.stackByKind, x.stackByKind);
-        QCOMPARE(y.panes.size(), x.panes.size());
-        for (std::size_t p = 0; p < x.panes.size(); ++p) {
-            QCOMPARE(y.panes[p].strategy, x.panes[p].strategy);
-            const StrategyParams &u = x.panes[p].params, &v = y.panes[p].params;
-            QCOMPARE(v.every, u.every);
-            QCOMPARE(v.checkpointSlots, u.checkpointSlots);
-            QCOMPARE(v.budgetNodes, u.budgetNodes);
-            QCOMPARE(v.budgetBytes, u.budgetBytes);
-            QCOMPARE(v.heuristic, u.heuristic);
-            QCOMPARE(v.checkpoints, u.checkpoints);
-        }
-        QCOMPARE(y.stops.size(), x.stops.size());
-        for (std::size_t s = 0; s < x.stops.size(); ++s) {
-            QVERIFY(y.stops[s].kind == x.stops[s].kind);
-            QCOMPARE(y.stops[s].pane, x.stops[s].pane);
-            QCOMPARE(y.stops[s].time, x.stops[s].time);
-        }
-        QCOMPARE(y.exercise.has_value(), x.exercise.has_value());
-        if (x.exercise) {
-            QCOMPARE(y.exercise->prompt, x.exercise->prompt);
-            QCOMPARE(y.exercise->budget.amount, x.exercise->budget.amount);
-            QVERIFY(y.exercise->budget.unit == x.exercise->budget.unit);
-        }
-    }
 }
 
 } // namespace
@@ -100,7 +59,7 @@ private slots:
         QVERIFY(QDir(elsewhere.path()).mkpath("deeper"));
         const QString into = elsewhere.filePath("deeper");
         const Lesson again = writtenAndRead(original, into);
-        compareLessons(original, again);
+        remat::test::compareLessons(original, again);
         // Written twice, the same text.
         QCOMPARE(lessonJson(again, into.toStdString()), lessonJson(original, into.toStdString()));
     }
