@@ -50,6 +50,13 @@ std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::
     return times;
 }
 
+QString chapterDescription(const lesson::Chapter &chapter) {
+    QString text = qs(chapter.caption);
+    if (chapter.exercise)
+        text += QStringLiteral(" Exercise, budget %1: %2").arg(qs(chapter.exercise->budgetWritten), qs(chapter.exercise->prompt));
+    return text;
+}
+
 QString chapterGifName(int index, const std::string &title) {
     QString slug;
     bool dash = false;
@@ -108,7 +115,7 @@ LessonGifExport::LessonGifExport(const lesson::Lesson &lesson, const QString &di
             GifExportOptions own = options_;
             own.picture.axis = chapter.syncByCost ? render::TimeAxis::Cost : render::TimeAxis::Ops;
             own.picture.caption = qs(chapter.title);
-            own.picture.description = qs(chapter.caption);
+            own.picture.description = chapterDescription(chapter);
             own.picture.stackByKind = chapter.stackByKind;
             std::vector<const Timeline *> timelines;
             for (const ExportPane &pane : panes)
