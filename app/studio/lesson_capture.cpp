@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <cmath>
+#include <vector>
 
 namespace remat::studio {
 
@@ -101,22 +102,31 @@ QString stopAtPlayerMoment(const Session &session, const lesson::Chapter &chapte
     const double now = player.time();
     if (now <= exporting::kSameMoment)
         return QObject::tr("The player is at the chapter's start: play or scrub to the moment to stop at");
-    const int pane = std::max(0, session.currentPane());
-    const auto &run = session.run(pane);
-    if (!run)
-        return QObject::tr("Pane %1 is still planned").arg(pane + 1);
+    // The current pane first, then the others: a moment one of them names
+    // follows the schedule when it changes; else the moment on the clock.
+    const int current = std::max(0, session.currentPane());
+    std::vector<int> panes{current};
+    for (int i = 0; i < session.paneCount(); ++i)
+        if (i != current)
+            panes.push_back(i);
     lesson::Stop stop;
-    stop.pane = pane;
+    stop.pane = current;
     stop.kind = lesson::StopKind::Time;
     stop.time = now;
-    for (const lesson::StopKind kind : {lesson::StopKind::Peak, lesson::StopKind::FirstRecomputation,
-                                        lesson::StopKind::ForwardEnd, lesson::StopKind::FirstEviction})
-        if (const auto step = lesson::stopStep(*run->timeline, kind);
-            step && std::abs(render::opEndTime(*run->timeline, *step, player.axis()) - now) <= exporting::kSameMoment) {
-            stop.kind = kind; // a moment the timeline names follows the schedule when it changes
-            stop.time = 0;
-            break;
-        }
+    for (const int pane : panes) {
+        const auto &run = session.run(pane);
+        if (!run)
+            return QObject::tr("Pane %1 is still planned").arg(pane + 1);
+        for (const lesson::StopKind kind : {lesson::StopKind::Peak, lesson::StopKind::FirstRecomputation,
+                                            lesson::StopKind::ForwardEnd, lesson::StopKind::FirstEviction})
+            if (const auto step = lesson::stopStep(*run->timeline, kind);
+                step &&
+                std::abs(render::opEndTime(*run->timeline, *step, player.axis()) - now) <= exporting::kSameMoment) {
+                stop = {kind, pane, 0};
+                *out = stop;
+                return {};
+            }
+    }
     *out = stop;
     return {};
 }

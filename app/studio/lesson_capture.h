@@ -26,9 +26,9 @@ bool sessionShowsChapter(const Session &session, const lesson::Chapter &chapter)
 // lesson format has no link yet).
 QString chapterFromView(const Session &session, bool stackByKind, lesson::Chapter *out);
 
-// A stop at the player's moment, in the current pane: the kind of stop that
-// falls there (peak, first recomputation, end of the forward pass, first
-// eviction), else a time on the chapter's clock. "" and `*out` set, or why
+// A stop at the player's moment: the kind of stop that falls there (peak,
+// first recomputation, end of the forward pass, first eviction) in the
+// current pane, else in another pane, else a time on the chapter's clock. "" and `*out` set, or why
 // not (the session does not show `chapter`, the player is at the start).
 QString stopAtPlayerMoment(const Session &session, const lesson::Chapter &chapter, lesson::Stop *out);
 

@@ -98,10 +98,10 @@ void LessonChaptersDialog::refresh() {
         title_->setText(QString::fromStdString(d->lesson().title));
     for (int i = 0; i < d->chapterCount(); ++i) {
         const lesson::Chapter &c = d->chapter(i);
-        chapters_->addItem(tr("%1. %2 (%3 stops)%4")
+        chapters_->addItem(tr("%1. %2 (%3)%4")
                                .arg(i + 1)
                                .arg(QString::fromStdString(c.title))
-                               .arg(c.stops.size())
+                               .arg(c.stops.size() == 1 ? tr("1 stop") : tr("%1 stops").arg(c.stops.size()))
                                .arg(c.exercise ? tr(", an exercise") : QString()));
     }
     chapters_->setCurrentRow(d->currentChapter());

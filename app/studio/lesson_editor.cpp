@@ -35,20 +35,20 @@ LessonEditor::LessonEditor(Session &session, QWidget *window, QMenu *menu, QActi
     }, false);
     action(tr("&Add chapter from the current view"), "addChapter", [this] { addChapterFromView(); });
     action(tr("Edit chapter &text\u2026"), "editChapterText", [this] { editText(); });
-    action(tr("Add a &stop here (the player's moment)"), "addStop", [this] { addStopHere(); });
+    action(tr("Add a sto&p here (the player's moment)"), "addStop", [this] { addStopHere(); });
     action(tr("&Chapters\u2026"), "lessonChapters", [this] { showChapters(); });
     QAction *saveAction = action(tr("&Save lesson"), "saveLesson", [this] { save(); });
     saveAction->setShortcut(QKeySequence::Save);
-    action(tr("Save lesson &as\u2026"), "saveLessonAs", [this] {
+    action(tr("Sa&ve lesson as\u2026"), "saveLessonAs", [this] {
         const QString path = QFileDialog::getSaveFileName(window_, tr("Save the lesson"), QString(),
                                                           tr("Lessons (*.json)"));
         if (!path.isEmpty())
             saveAs(path);
     });
-    QAction *undo = undo_->createUndoAction(this, tr("Undo"));
+    QAction *undo = undo_->createUndoAction(this, tr("&Undo"));
     undo->setObjectName(QStringLiteral("undoLesson"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction *redo = undo_->createRedoAction(this, tr("Redo"));
+    QAction *redo = undo_->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("redoLesson"));
     redo->setShortcut(QKeySequence::Redo);
     menu->addAction(undo);
