@@ -10,6 +10,7 @@
 #include "tests/studio/studio_test_main.h"
 
 #include <QtTest>
+#include <numeric>
 
 using namespace remat;
 using remat::studio::MainWindow;
@@ -87,6 +88,29 @@ private slots:
         // A click changes the answer: the verdict asks for a new check.
         w.keep({kept.front()});
         QVERIFY(!w.panel->grade());
+    }
+
+    // The shipped exercise lesson plays through on the clicker's Page Down,
+    // every chapter in turn, to the lesson's end.
+    void theExerciseLessonPlaysWithTheClicker() {
+        Window w;
+        QVERIFY(QTest::qWaitForWindowActive(&w.window));
+        QCOMPARE(w.lesson->open(exercises()), QString());
+        std::vector<int> shown{0};
+        for (int press = 0; press < 200; ++press) {
+            QTRY_VERIFY(!w.session.isSimulating() && !w.lesson->stopTimes().empty());
+            const bool last = w.lesson->chapter() + 1 == w.lesson->chapterCount();
+            if (last && w.lesson->stopsPassed() >= static_cast<int>(w.lesson->stopTimes().size()) &&
+                !w.window.player()->isPlaying())
+                break;
+            QTest::keyClick(&w.window, Qt::Key_PageDown);
+            if (w.lesson->chapter() != shown.back())
+                shown.push_back(w.lesson->chapter());
+        }
+        std::vector<int> every(static_cast<std::size_t>(w.lesson->chapterCount()));
+        std::iota(every.begin(), every.end(), 0);
+        QCOMPARE(shown, every);
+        QCOMPARE(w.panel->isVisibleTo(&w.window), w.lesson->lesson()->chapters.back().exercise.has_value());
     }
 
     void showTheBestPlanAddsItsPane() {
