@@ -41,7 +41,7 @@ QString textProblem(const QString &what, const QString &text, std::size_t maxCha
 
 LessonDocument::LessonDocument(lesson::Lesson lesson, QObject *parent)
     : QObject(parent), lesson_(std::move(lesson)), file_(QString::fromStdString(lesson_.file)),
-      current_(lesson_.chapters.empty() ? -1 : 0), undo_(this) {
+      current_(lesson_.chapters.empty() ? -1 : 0) {
     undo_.setClean();
 }
 
