@@ -1,6 +1,7 @@
 #include "arguments.h"
 
 #include "core/errors.h"
+#include "core/planners/op_exact.h"
 
 #include <charconv>
 
@@ -72,8 +73,8 @@ std::int64_t parseEffort(const std::string &text, std::int64_t min, std::int64_t
     for (std::int64_t k = 0; ok && k < exponent && value <= max; ++k)
         value *= 10;
     if (!ok || value < min || value > max)
-        throw InvalidArgument("--effort must be a whole number of " + unit + " from " + std::to_string(min) + " to " +
-                              std::to_string(max) + ", such as " + example + ", got '" + text + "'");
+        throw InvalidArgument("--effort must be a whole number of " + unit + " from " + effortText(min) + " to " +
+                              effortText(max) + ", such as " + example + ", got '" + text + "'");
     return value;
 }
 

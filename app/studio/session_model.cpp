@@ -206,6 +206,10 @@ QString Session::addOpLevelPlan(const std::string &strategy, const QString &budg
     PaneConfig config;
     config.strategy = strategy;
     if (strategy == "op-budget") {
+        static const QRegularExpression bare(QStringLiteral("^\\d+$"));
+        if (const QString t = budget.trimmed(); bare.match(t).hasMatch())
+            return tr("%1 is a bare number, and this model's sizes are bytes: write \"%1 B\" or \"%2\".")
+                .arg(t, QString::fromStdString(formatBytes(t.toLongLong())));
         try {
             config.params.budgetBytes = budgetBytes(budget.trimmed());
         } catch (const std::exception &e) {

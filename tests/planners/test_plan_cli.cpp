@@ -165,7 +165,7 @@ private slots:
             << "this model is a chain, planned exactly by dynamic programming";
         QTest::newRow("bad effort")
             << QStringList{"plan", "--model", example("unet-batch8.json"), "--budget", "1GiB", "--effort", "-3"}
-            << "--effort must be a whole number of branch-and-bound nodes from 0 to 100000000";
+            << "--effort must be a whole number of branch-and-bound nodes from 0 to 1e8, such as 200, got '-3'";
         QTest::newRow("below every graph plan")
             << QStringList{"plan", "--model", example("resnet18-batch32.json"), "--budget", "100MiB"}
             << "is below every plan the graph planner finds; the least peak of a plan is";

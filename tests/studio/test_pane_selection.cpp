@@ -30,6 +30,9 @@ const char *const kOpPanes[] = {"store-all", "per-block", "save-matmuls"};
 void showOpLevelPanes(MainWindow &window) {
     studio::Session &session = window.session();
     QVERIFY(window.openModelFile(QDir(MainWindow::examplesDirectory()).filePath("gpt2-2layers-seq1024-ops.json")));
+    // The op-level example opens with a fourth pane, the op-level plan (docs/studio.md): three are studied here.
+    while (session.paneCount() > 3)
+        session.removePane(session.paneCount() - 1);
     for (int i = 0; i < 3; ++i) {
         studio::PaneConfig config;
         config.strategy = kOpPanes[i];

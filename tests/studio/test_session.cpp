@@ -280,7 +280,7 @@ private slots:
         Player player;
         Session session(player);
         session.loadScenario(builtinScenarios().front());
-        QCOMPARE(session.openModelFile(example(file)), QString());
+        QCOMPARE(session.openModelFile(example(qPrintable(file))), QString());
         session.useStarterPanes();
         QCOMPARE(session.paneCount(), int(strategies.size()));
         for (int i = 0; i < session.paneCount(); ++i)
