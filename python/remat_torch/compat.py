@@ -11,6 +11,17 @@ try:
 except ImportError:  # pragma: no cover
     TorchDispatchMode = None
 
+import torch.utils.checkpoint  # noqa: E402
+
+# PyTorch 2.4+: selective checkpointing (a policy per op); None before.
+# Detected by name, not by version: it became public mid-2024, renamed from
+# a private generator.
+create_selective_checkpoint_contexts = getattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts", None)
+CheckpointPolicy = getattr(torch.utils.checkpoint, "CheckpointPolicy", None)
+# PyTorch 2.x stops a non-reentrant re-run once it has rebuilt what the
+# backward needs; remat counts a re-run whole, so it is switched off there.
+set_checkpoint_early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
+
 
 def storage_of(tensor):
     """The storage behind a tensor (a view resolves to its whole storage)."""

@@ -32,8 +32,9 @@ import torch
 
 from .blocks import _auto_blocks, _pattern_blocks
 from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
-from .counting import _NUMBERS, LiveTensors, _as_tensor, _returns_tensor, _takes_tensor, _tensors, flops_of
+from .counting import LiveTensors, _tensors, flops_of
 from .errors import UsageError
+from .ops import is_inplace, numbered, op_name, run_op
 from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
 from .steps import OUTPUT_GRADIENT, backward, batch_tensors, differentiated_from, loss_of, output_tensors, run_forward
@@ -43,34 +44,6 @@ TIMED_STEPS = 3
 # resources/models/gpt2-block-ops.json counts them); any other op: 1, a view: 0.
 ELEMENT_FLOPS = {"aten::_softmax": 5, "aten::native_layer_norm": 8, "aten::gelu": 8, "aten::tanh": 4,
                  "aten::_log_softmax": 5}
-
-
-def op_name(func):
-    packet = getattr(func, "overloadpacket", func)
-    return "aten::" + getattr(packet, "__name__", str(packet)).split(".")[-1]
-
-
-def run_op(func, args, kwargs):
-    """func(*args, **kwargs) from inside a dispatch mode. PyTorch 1.13 hands
-    a scalar autograd saved ("x / 8.0") to modes as a Python number; the op
-    must still see and return a tensor (as LiveTensors does)."""
-    args = tuple(_as_tensor(a) if isinstance(a, _NUMBERS) and _takes_tensor(func, i) else a
-                 for i, a in enumerate(args))
-    out = func(*args, **(kwargs or {}))
-    if isinstance(out, _NUMBERS) and _returns_tensor(func):
-        out = _as_tensor(out)
-    return out
-
-
-def numbered(func):
-    """Whether an op call gets a call index. Autograd's own detach (when it
-    saves an output without saved-tensor hooks) is left out, so that a
-    block's calls are numbered alike with and without hooks."""
-    return op_name(func) != "aten::detach"
-
-
-def is_inplace(func):
-    return op_name(func).endswith("_")
 
 
 class BlockCalls:

@@ -23,23 +23,16 @@ import torch
 import torch.utils.checkpoint
 
 from . import calls
-from .compat import TorchDispatchMode, checkpoint
+from .compat import (CheckpointPolicy, TorchDispatchMode, checkpoint, create_selective_checkpoint_contexts,
+                     set_checkpoint_early_stop)
 from .errors import UsageError
 from .inputs import describe, from_trace
-from .op_trace import is_inplace, numbered, op_name, run_op
-
-
-def _node_call(name):
-    """MODULE#CALL:OP -> CALL."""
-    try:
-        return int(name.split("#", 1)[1].split(":", 1)[0])
-    except (IndexError, ValueError):
-        raise UsageError(f"op-level plan node {name!r} is not named MODULE#CALL:OP "
-                         "(remat_torch trace --granularity op names them so)") from None
+from .plans import check_same_model, node_call
+from .ops import is_inplace, numbered, op_name, run_op
 
 
 def kept_calls(block):
-    return {_node_call(n["node"]) for n in block["nodes"] if n["keep"]}
+    return {node_call(n["node"]) for n in block["nodes"] if n["keep"]}
 
 
 def _detached(value):
@@ -137,7 +130,6 @@ def _selective_113(run, args, kwargs, kept):
 
 
 def _selective_24(run, args, kwargs, kept):
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
     counter = {"forward": 0, "recompute": 0}
 
     def policy(ctx, op, *a, **k):
@@ -148,7 +140,7 @@ def _selective_24(run, args, kwargs, kept):
         counter[which] += 1
         return CheckpointPolicy.MUST_SAVE if call in kept else CheckpointPolicy.PREFER_RECOMPUTE
 
-    early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
+    early_stop = set_checkpoint_early_stop
     context = functools.partial(create_selective_checkpoint_contexts, policy)
     if early_stop is None:
         return checkpoint(run, *args, context_fn=context, **kwargs)
@@ -158,7 +150,7 @@ def _selective_24(run, args, kwargs, kept):
 
 def selective_runner():
     """The implementation this PyTorch gets."""
-    if hasattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts"):
+    if create_selective_checkpoint_contexts is not None:
         return _selective_24
     return _selective_113
 
@@ -183,27 +175,6 @@ def apply_selective(model, plan):
     return [b["module"] for b in blocks]
 
 
-def check_selective_plan(plan, where):
-    """An op-level plan as apply and verify read it; refused with the reason
-    when its kept tensors cannot rebuild the rest (remat plan never writes
-    such a plan; a hand-edited one may)."""
-    blocks = plan["selective"].get("blocks")
-    if not isinstance(blocks, list) or not blocks:
-        raise UsageError(f"{where}: \"selective\" has no list of blocks")
-    for block in blocks:
-        nodes = block.get("nodes") if isinstance(block, dict) else None
-        if not isinstance(nodes, list) or not nodes or not isinstance(block.get("module"), str):
-            raise UsageError(f"{where}: a block of \"selective\" lacks its module or nodes")
-        for node in nodes:
-            _node_call(node.get("node", ""))
-        if block.get("checkpointed") and not nodes[-1].get("keep"):
-            raise UsageError(f"{where}: block {block['module']} re-runs its output {nodes[-1]['node']}, which "
-                             "nothing could rebuild it from (the next block's input must be kept)")
-    plan = dict(plan)
-    plan["_where"] = where
-    return plan
-
-
 def describe_selective(plan, plan_path, spec=None):
     """What apply does with an op-level plan, in words."""
     trace = plan.get("trace") or {}
@@ -219,7 +190,6 @@ def describe_selective(plan, plan_path, spec=None):
         lines.append(f"  {block['module']}: keeps {sum(n['keep'] for n in block['nodes'])} tensors, re-runs "
                      f"{len(rerun)} ops ({', '.join(rerun)})")
     if spec is not None:
-        from .plans import check_same_model
         from .spec import build_model
         check_same_model(plan, spec, None)
         apply_selective(build_model(spec), plan)

@@ -13,7 +13,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
 
 import remat_torch
-from remat_torch.op_trace import run_op
+from remat_torch.ops import run_op
 from remat_torch.inputs import build_inputs
 from remat_torch.spec import build_model
 from remat_torch.steps import preallocate_gradients, step
