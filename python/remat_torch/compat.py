@@ -1,4 +1,6 @@
 """What differs between PyTorch 1.13 (Debian 12) and 2.x, in one place."""
+import contextlib
+
 import torch
 
 try:  # weak references to a C++ storage: expired() says when PyTorch freed it
@@ -20,7 +22,18 @@ create_selective_checkpoint_contexts = getattr(torch.utils.checkpoint, "create_s
 CheckpointPolicy = getattr(torch.utils.checkpoint, "CheckpointPolicy", None)
 # PyTorch 2.x stops a non-reentrant re-run once it has rebuilt what the
 # backward needs; remat counts a re-run whole, so it is switched off there.
-set_checkpoint_early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
+_set_checkpoint_early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
+
+
+def checkpoint_early_stop(enabled):
+    """A context: PyTorch 2's early stop of a re-run on or off (1.13 has none)."""
+    return contextlib.nullcontext() if _set_checkpoint_early_stop is None else _set_checkpoint_early_stop(enabled)
+
+
+def no_dispatch_modes():
+    """A context in which no TorchDispatchMode sees the ops run."""
+    from torch.utils._python_dispatch import _disable_current_modes
+    return _disable_current_modes()
 
 
 def storage_of(tensor):

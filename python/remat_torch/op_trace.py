@@ -43,7 +43,7 @@ TIMED_STEPS = 3
 # FLOPs per output element of the ops that are not matrix products (as
 # resources/models/gpt2-block-ops.json counts them); any other op: 1, a view: 0.
 ELEMENT_FLOPS = {"aten::_softmax": 5, "aten::native_layer_norm": 8, "aten::gelu": 8, "aten::tanh": 4,
-                 "aten::_log_softmax": 5}
+                 "aten::_log_softmax": 5, "aten::_safe_softmax": 5}
 
 
 class BlockCalls:

@@ -12,19 +12,22 @@ block is re-run.
 
 PyTorch 2.4 and later: torch.utils.checkpoint with
 `create_selective_checkpoint_contexts` and a policy built from the plan
-(MUST_SAVE for the kept calls, PREFER_RECOMPUTE for the rest; early stop off,
-so that every other op is re-run, as remat counts). Older PyTorch (Debian's
+(MUST_SAVE for the kept calls and the in-place calls that finish them,
+PREFER_RECOMPUTE for the rest; early stop off, so that every other op is
+re-run, as remat counts; random ops handed back from the cache still draw
+their numbers). Older PyTorch (Debian's
 1.13): the same semantics built here on saved_tensors_hooks (what the block
 saves is packed as an index, nothing is held) and a dispatch mode (the cache
 in the forward pass, handing back in the re-run)."""
-import functools
+import collections
+import contextlib
 
 import torch
 import torch.utils.checkpoint
 
 from . import calls
-from .compat import (CheckpointPolicy, TorchDispatchMode, checkpoint, create_selective_checkpoint_contexts,
-                     set_checkpoint_early_stop)
+from .compat import (CheckpointPolicy, TorchDispatchMode, checkpoint, checkpoint_early_stop,
+                     create_selective_checkpoint_contexts, no_dispatch_modes)
 from .errors import UsageError
 from .inputs import describe, from_trace
 from .plans import check_same_model, node_call
@@ -129,23 +132,76 @@ def _selective_113(run, args, kwargs, kept):
         return run(*args, **kwargs)
 
 
+class _ReplayRandom(TorchDispatchMode):
+    """PyTorch 2's re-run, on top of its cached mode: a random op whose
+    output the forward pass cached (dropout's bernoulli_ on a kept mask) is
+    handed back from the cache without running, so it would not draw its
+    numbers and every later random op of the re-run (the masks not kept)
+    would draw other numbers than the forward pass did. It draws them here,
+    on a scratch tensor, before the cache hands the output back."""
+
+    def __init__(self, saved_random):
+        super().__init__()
+        self.saved_random = saved_random
+        self.seen = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if numbered(func) and _consumes_rng(func):
+            index = self.seen[func]
+            self.seen[func] += 1
+            if (func, index) in self.saved_random and args and isinstance(args[0], torch.Tensor):
+                with no_dispatch_modes():
+                    scratch = torch.empty(args[0].shape, dtype=args[0].dtype, device=args[0].device)
+                    func(scratch, *args[1:], **(kwargs or {}))
+        # Not run_op: a number made a tensor here would be a lift_fresh the
+        # cache below never saw in the forward pass.
+        return func(*args, **(kwargs or {}))
+
+
 def _selective_24(run, args, kwargs, kept):
-    counter = {"forward": 0, "recompute": 0}
+    """One call of a block under PyTorch 2's selective checkpoint. The kept
+    calls are MUST_SAVE; so are the in-place calls that finish a kept tensor
+    afterwards (dropout's bernoulli_ and div_ on its mask), which a re-run
+    must not apply a second time to the cached tensor; every other op is
+    re-run."""
+    state = {"call": 0, "kept": set()}  # kept: ids of the kept outputs, while the forward pass runs
+    saved_random = set()  # (op, its index among that op's calls): random ops the cache hands back
+    per_op = collections.Counter()
 
     def policy(ctx, op, *a, **k):
-        which = "recompute" if ctx.is_recompute else "forward"
+        if ctx.is_recompute:  # PyTorch 2.4-2.5 ask in the re-run too; the forward pass decided
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        index = per_op[op]
+        per_op[op] += 1
         if not numbered(op):
             return CheckpointPolicy.PREFER_RECOMPUTE
-        call = counter[which]
-        counter[which] += 1
-        return CheckpointPolicy.MUST_SAVE if call in kept else CheckpointPolicy.PREFER_RECOMPUTE
+        call = state["call"]
+        state["call"] += 1
+        save = call in kept
+        if not save and is_inplace(op) and a and isinstance(a[0], torch.Tensor) and id(a[0]) in state["kept"]:
+            save = True
+        if not save:
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        output = getattr(ctx, "op_output", None)
+        state["kept"].update(id(t) for t in torch.utils._pytree.tree_flatten(output)[0] if isinstance(t, torch.Tensor))
+        if _consumes_rng(op):
+            saved_random.add((op, index))
+        return CheckpointPolicy.MUST_SAVE
 
-    early_stop = set_checkpoint_early_stop
-    context = functools.partial(create_selective_checkpoint_contexts, policy)
-    if early_stop is None:
-        return checkpoint(run, *args, context_fn=context, **kwargs)
-    with early_stop(False):
-        return checkpoint(run, *args, context_fn=context, **kwargs)
+    def contexts():
+        forward, recompute = create_selective_checkpoint_contexts(policy, allow_cache_entry_mutation=True)
+        return forward, _stacked(recompute, _ReplayRandom(saved_random))
+
+    with checkpoint_early_stop(False):
+        return checkpoint(run, *args, context_fn=contexts, **kwargs)
+
+
+@contextlib.contextmanager
+def _stacked(*contexts):
+    with contextlib.ExitStack() as stack:
+        for context in contexts:
+            stack.enter_context(context)
+        yield
 
 
 def selective_runner():
