@@ -29,6 +29,7 @@ from . import calls
 from .compat import (CheckpointPolicy, TorchDispatchMode, checkpoint, checkpoint_early_stop,
                      create_selective_checkpoint_contexts, no_dispatch_modes)
 from .errors import UsageError
+from .hf import without_cache
 from .inputs import describe, from_trace
 from .plans import check_same_model, node_call
 from .ops import is_inplace, numbered, op_name, run_op
@@ -226,8 +227,9 @@ def apply_selective(model, plan):
     runner = selective_runner()
     for block in blocks:
         kept = kept_calls(block)
-        calls.intercept(named[block["module"]],
-                        lambda run, args, kwargs, kept=kept: runner(run, args, kwargs, kept))
+        module = named[block["module"]]
+        calls.intercept(module, lambda run, args, kwargs, kept=kept, module=module:
+                        runner(run, args, without_cache(module, kwargs), kept))
     return [b["module"] for b in blocks]
 
 
