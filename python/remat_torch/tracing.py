@@ -139,6 +139,14 @@ def _edges(nodes):
                 owner[fn] = index
         for key in _keys(node["output"]):
             storage_owner.setdefault(key, index)
+    # A node whose output needs no gradient (Llama's rotary embedding: cos
+    # and sin from a buffer) gets one edge, to its first reader: PyTorch
+    # makes no gradient for it, whereas an edge to every reader would have
+    # remat keep every reader's internals until the backward reaches it
+    # (both of two checkpointed layers' saved tensors at once).
+    no_gradient = {index for index, node in enumerate(nodes)
+                   if index and not any(t.requires_grad for t in _tensors(node["output"]))}
+    first_reader = {}
     inputs = []
     for index, node in enumerate(nodes):
         if index == 0:
@@ -152,6 +160,8 @@ def _edges(nodes):
                 source = storage_owner.get(storage_key(t))
                 if source == 0:  # the model's input (a mask, token ids): held all step, never given a gradient
                     reads_input = True
+                elif source in no_gradient and source < index:
+                    first_reader.setdefault(source, index)
                 elif source is not None and source < index:
                     found.add(source)
                 continue
@@ -171,6 +181,9 @@ def _edges(nodes):
         if reads_input and not found:
             found.add(0)
         inputs.append(sorted(found) or [index - 1])
+    for source, reader in first_reader.items():
+        if source not in inputs[reader]:
+            inputs[reader] = sorted(inputs[reader] + [source])
     last = len(nodes) - 1
     fed = {i for ins in inputs for i in ins}
     for index in range(last):
@@ -387,7 +400,8 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     inputs_of = _edges(nodes)
     side_bytes = _side_inputs(model, nodes)
     nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"],
-              "bytes": sum(_keys(n["output"]).values())} for n in nodes]
+              "bytes": sum(_keys(n["output"]).values()),
+              "gradient": any(t.requires_grad for t in _tensors(n["output"]))} for n in nodes]
     del records
     backward(output, spec)  # the first step's backward also warms up the kernels
     del output
@@ -429,6 +443,8 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             entry["forward_cost"] = 0
             entry["backward_cost"] = 0
         else:
+            if not node["gradient"]:
+                entry["grad_bytes"] = 1  # its output needs no gradient (cos and sin of rotary positions)
             entry["saved_bytes"] = saved[index]
             if cost == "flops":  # a backward does twice a forward's multiply-adds (input and weight gradients)
                 entry["forward_cost"] = flops[index]
