@@ -348,7 +348,8 @@ def _drop_dead(nodes):
     return alive
 
 
-def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time"):
+def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time",
+              model=None, batch=None):
     """The op-level model file (a dict) of SPEC on the inputs `recorded` (a
     record of remat_torch.inputs: tensors or a function, as at module level);
     costs in ms (`cost` "time") or GFLOP ("flops")."""
@@ -356,8 +357,9 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
         raise UsageError(f"--cost {cost!r}: expected time or flops")
     progress = progress or (lambda step, total, text: None)
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
-    model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
-    batch = build_inputs(recorded, dtype_value, device_value)
+    if model is None:  # else: a model and (args, kwargs) built by the caller (auto_checkpoint), SPEC its label
+        model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
+        batch = build_inputs(recorded, dtype_value, device_value)
     check_signature(model, *batch, recorded)
     given = _given(batch, spec)
     chosen = _auto_blocks(model) if blocks == "auto" else _pattern_blocks(model, blocks)

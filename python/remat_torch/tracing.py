@@ -368,7 +368,7 @@ def _node_name(node):
 
 
 def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command="", progress=None,
-          timing_steps=5, cost="time"):
+          timing_steps=5, cost="time", model=None, batch=None):
     """The model file (a dict) of SPEC run on `inputs`: a shape (one random
     normal tensor, as before), or the record of remat_torch.inputs
     ({"tensors": [...]} or {"function": "FILE.py:callable"})."""
@@ -380,8 +380,9 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     if timing_steps < 1:
         raise UsageError(f"--timing-steps {timing_steps}: expected at least 1")
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
-    model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
-    batch = build_inputs(inputs, dtype_value, device_value)
+    if model is None:  # else: a model and (args, kwargs) built by the caller (auto_checkpoint), SPEC its label
+        model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
+        batch = build_inputs(inputs, dtype_value, device_value)
     check_signature(model, *batch, inputs)
     modules = dict(model.named_modules())
     names = candidate_units(model, blocks)
