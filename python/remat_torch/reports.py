@@ -9,7 +9,8 @@ def _mib(value):
 
 def heading(result, level=""):
     """The first line of verify's report: model, inputs, PyTorch, counter."""
-    return (f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
+    mixed = f" under autocast {result['autocast']}" if result.get("autocast") else ""
+    return (f"{result['model']}, {result['input']} {result['dtype']}{mixed} on {result['device']} "
             f"(PyTorch {result['torch']}, {result['threads']} threads){level}; observed: {result['counter']}")
 
 

@@ -20,9 +20,11 @@ from .blocks import candidate_units
 from .compat import storage_key, storage_of
 from .counting import CudaMeter, LiveTensors, Stopwatch, _tensors, flops_of
 from .errors import UsageError
+from .ops import op_name
 from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import (LOSS, backward, batch_tensors, differentiated_from, held_before_step, output_tensors,
+from .steps import (LOSS, backward, batch_tensors, current_autocast, differentiated_from, held_before_step,
+                    output_tensors,
                     preallocate_gradients, run_forward)
 from .timing import COST_KINDS, identical_groups, median_costs
 
@@ -245,8 +247,19 @@ def _counting(model, batch, modules, nodes, device, what):
     workspace, backward_workspace = [0] * count, [0] * count
     flops, glue_saved = [0] * count, [0] * count
 
+    # Under torch.autocast, a weight's bf16 copy is made once per forward
+    # pass and cached by autocast until the forward returns, whether or not
+    # its layer is checkpointed; the backward keeps it as long as a saved
+    # tensor does. Counted as held all step (with the input), not as any
+    # node's saved bytes, since a checkpoint does not free it.
+    weight_casts, saved_casts = {}, {}
+
     def pack(t):
         key = storage_key(t)
+        if key in weight_casts:  # saved: held into the backward (an unsaved bias copy dies with the forward)
+            saved_casts[key] = weight_casts[key]
+            remat_counts([t])
+            return t
         if key not in weights and key not in saved_owner:
             node = state["node"]
             if node is None and state["forward"]:  # code between modules: it computes the next node's input
@@ -257,6 +270,9 @@ def _counting(model, batch, modules, nodes, device, what):
         return t
 
     def on_op(func, args, out):
+        if (current_autocast() and op_name(func) == "aten::_to_copy" and args and isinstance(args[0], torch.Tensor)
+                and storage_key(args[0]) in weights and isinstance(out, torch.Tensor)):
+            weight_casts.setdefault(storage_key(out), storage_of(out).nbytes())
         if state["forward"] and state["node"] is not None:
             flops[state["node"]] += flops_of(func, args, out)
 
@@ -349,7 +365,7 @@ def _counting(model, batch, modules, nodes, device, what):
     for key, (node, size) in saved_owner.items():
         if node is not None and key not in outputs:
             saved[node] += size
-    return saved, workspace, backward_workspace, flops, glue_saved
+    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values())
 
 
 def _signature(modules, node, saved, flops):
@@ -413,7 +429,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
         progress(2 + k, total, f"timing every node (training step {2 + k}, {k + 1} of {timing_steps} timed)")
         timings.append(_timing(model, batch, modules, nodes, watch, spec))
     progress(total, total, f"counting saved and transient bytes (training step {total})")
-    saved, workspace, backward_workspace, flops, glue_saved = _counting(model, batch, modules, nodes, device_value,
+    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes = _counting(model, batch, modules, nodes, device_value,
                                                                         spec)
     same = identical_groups([_signature(modules, n, saved[i], flops[i]) if i > 0 else None
                              for i, n in enumerate(nodes)])
@@ -434,11 +450,15 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             entry["module"] = module_names[0] if len(module_names) == 1 else module_names
         if index > 0:
             entry["chained"] = node["chained"]
-        entry["bytes"] = max(1, node["bytes"] + (side_bytes if index == 0 else 0))
+        entry["bytes"] = max(1, node["bytes"] + (side_bytes + cast_bytes if index == 0 else 0))
         if index == 0 and side_bytes:
             entry["comment"] = (f"bytes includes {side_bytes} B of tensors made between modules that nodes take "
                                 "besides node outputs and that need no gradient (an attention mask): a checkpoint "
                                 "keeps them until its backward")
+        if index == 0 and cast_bytes:
+            entry["comment"] = (entry.get("comment", "bytes") + f"; bytes includes {cast_bytes} B of the weights' "
+                                f"{current_autocast()} copies that autocast caches for the whole forward pass, "
+                                "checkpointed or not")
         if index == 0:
             entry["grad_bytes"] = 1  # the input needs no gradient (b_0 is never made): the least the format allows
             entry["forward_cost"] = 0
@@ -481,6 +501,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             "device": device,
             "blocks": blocks,
             "differentiated_from": gradient_from,
+            "autocast": current_autocast(),
             "cost": cost,
             "timing": {"steps": timing_steps, "statistic": "median",
                        "forward_ms": {file_nodes[i]["name"]: [round(forward_ms[i], 3)] + forward_spread[i]

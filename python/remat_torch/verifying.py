@@ -22,7 +22,7 @@ from .op_verify import verify_ops
 from .plans import budget_bytes, check_same_model, load_plan, plan_title, traced_model
 from .reports import over_budget, report_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import batch_tensors, held_before_step, preallocate_gradients, step
+from .steps import autocast, batch_tensors, held_before_step, preallocate_gradients, step
 
 
 def _count_evaluations(model, nodes):
@@ -92,6 +92,14 @@ def verify(plans, spec=None, inputs=None, device="cpu", progress=None):
                          inputs if inputs is not None else traced_inputs)
     spec = spec or traced_spec
     inputs = inputs or traced_inputs
+    mixed = plans[0].get("trace", {}).get("autocast")
+    with autocast(mixed):  # as traced: mixed precision or not
+        result = _verify(plans, spec, inputs, device, progress, dtype_name)
+    result["autocast"] = mixed
+    return result
+
+
+def _verify(plans, spec, inputs, device, progress, dtype_name):
     if any("selective" in plan for plan in plans):
         if not all("selective" in plan for plan in plans):
             raise UsageError("verify takes op-level plans (remat plan --granularity op) or block-level plans, not both")

@@ -1,0 +1,490 @@
+"""trace --granularity op: a remat model file with one node per PyTorch op
+that makes a new tensor inside the model's blocks (docs/pytorch.md, "Op
+level").
+
+Seen by a dispatch mode over the aten ops of one training step:
+- a node is an op call whose output has a storage not seen before (views
+  join the storage they view; in-place ops such as dropout's `bernoulli_`
+  join the node whose storage they rewrite and add their time to it);
+- its `bytes` are that storage's, its inputs the nodes that own the storages
+  of its arguments (views resolved);
+- what its backward keeps is read from autograd itself, after the forward:
+  every `_saved_*` tensor of the op's grad_fn is its own output ("saves":
+  "output"), one of its inputs ("saves": [that input]) or another output of
+  the same op (LayerNorm's mean and rstd, dropout's mask: `saved_bytes`);
+  parameters and buffers are not counted;
+- `forward_cost`: the median time of the node's calls over the timed steps
+  (ms); `flops` for matrix products; `backward_cost` is taken as twice the
+  forward (PyTorch's backward ops are not attributed op by op);
+- `module` names the block the op runs in, `op` the aten op; the name is
+  MODULE#CALL:OP, CALL the index of the op call in the block's forward,
+  which is how remat_torch.apply finds the op again.
+
+Ops outside the blocks are nodes too, without a module: always kept. The
+first node is every tensor the model is called with (token ids, a mask,
+labels), as module level takes them (remat_torch.inputs); the step
+differentiates the model's own loss where it returns one (steps.py)."""
+import datetime
+import statistics
+import time
+
+import torch
+
+from .blocks import _auto_blocks, _pattern_blocks
+from .compat import StorageWeakRef, TorchDispatchMode, storage_bytes, storage_key, storage_of
+from .counting import LiveTensors, _tensors, flops_of
+from .errors import UsageError
+from .ops import is_inplace, numbered, op_name, run_op
+from .inputs import build_inputs, check_signature, describe, text as inputs_text
+from .spec import build_model, parse_device, parse_dtype
+from .steps import OUTPUT_GRADIENT, backward, batch_tensors, differentiated_from, loss_of, output_tensors, run_forward
+
+TIMED_STEPS = 3
+# FLOPs per output element of the ops that are not matrix products (as
+# resources/models/gpt2-block-ops.json counts them); any other op: 1, a view: 0.
+ELEMENT_FLOPS = {"aten::_softmax": 5, "aten::native_layer_norm": 8, "aten::gelu": 8, "aten::tanh": 4,
+                 "aten::_log_softmax": 5, "aten::_safe_softmax": 5}
+
+
+class BlockCalls:
+    """Which block is running and the index of each op call inside it:
+    forward hooks on the block modules push and pop the block."""
+
+    def __init__(self, model, blocks):
+        self.stack = []
+        self.calls = {"": 0}
+        self.runs = {}
+        self.handles = []
+        named = dict(model.named_modules())
+        for name in blocks:
+            self.handles.append(named[name].register_forward_pre_hook(self._enter(name)))
+            self.handles.append(named[name].register_forward_hook(self._leave()))
+
+    def _enter(self, name):
+        def hook(module, args):
+            self.stack.append(name)
+            self.calls[name] = 0
+            self.runs[name] = self.runs.get(name, 0) + 1
+        return hook
+
+    def _leave(self):
+        def hook(module, args, output):
+            self.stack.pop()
+        return hook
+
+    def next_call(self, func):
+        module = self.stack[-1] if self.stack else ""
+        if not numbered(func):
+            return module, -1
+        index = self.calls[module]
+        self.calls[module] = index + 1
+        return module, index
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+class _Owners:
+    """Storage -> node, forgetting storages PyTorch has freed (a new tensor
+    may get a dead one's address)."""
+
+    def __init__(self):
+        self._map = {}
+
+    def get(self, tensor):
+        entry = self._map.get(storage_key(tensor))
+        if entry is None or entry[1].expired():
+            return None
+        return entry[0]
+
+    def set(self, tensor, node):
+        storage = storage_of(tensor)
+        self._map[storage_key(tensor)] = (node, StorageWeakRef(storage), storage._cdata)
+
+    def storages(self):
+        """(address, weak reference) of every storage seen, for LiveTensors.adopt."""
+        return [(entry[2], entry[1]) for entry in self._map.values()]
+
+
+class _Recorder(TorchDispatchMode):
+    def __init__(self, blocks, given, ignored):
+        """GIVEN: the tensors the model is called with (token ids, a mask,
+        labels...): together node 0, held all step, never given a gradient."""
+        super().__init__()
+        self.blocks = blocks
+        self.owners = _Owners()
+        self.ignored = {storage_key(t) for t in ignored}
+        distinct = {storage_key(t): t for t in given}
+        self.nodes = [{"name": "input", "module": "", "call": -1, "op": "input",
+                       "bytes": sum(storage_bytes(t) for t in distinct.values()),
+                       "inputs": [], "extra": {}, "grad_fns": [], "flops": 0, "matmul_flops": 0,
+                       "requires_grad": False, "first": storage_key(given[0])}]
+        for t in distinct.values():
+            self.owners.set(t, 0)
+        self.pending = None
+
+    def _settle(self):
+        if self.pending is not None:
+            index, tensor = self.pending
+            grad_fn = tensor.grad_fn
+            if grad_fn is not None and all(g is not grad_fn for g in self.nodes[index]["grad_fns"]):
+                self.nodes[index]["grad_fns"].append(grad_fn)
+            self.nodes[index]["requires_grad"] |= tensor.requires_grad
+            self.pending = None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self._settle()
+        module, call = self.blocks.next_call(func)
+        out = run_op(func, args, kwargs)
+        inputs = []
+        for t in _tensors((args, kwargs or {})):
+            owner = self.owners.get(t)
+            if owner is not None and owner not in inputs:
+                inputs.append(owner)
+        if len(inputs) > 1 and 0 in inputs:
+            # A mask or labels read beside another node: the input is held all
+            # step and gets no gradient, and an edge would have remat hold this
+            # node's gradient until the end of the step for a b_0 PyTorch never
+            # makes (docs/pytorch.md, "The input feeds every block").
+            inputs.remove(0)
+        outs = _tensors(out)
+        fresh = [t for t in outs if self.owners.get(t) is None and storage_key(t) not in self.ignored]
+        if fresh:
+            index = len(self.nodes)
+            self.nodes.append({"name": f"{module}#{call}:{op_name(func)[6:]}", "module": module, "call": call,
+                               "op": op_name(func), "bytes": storage_bytes(fresh[0]), "inputs": inputs,
+                               "extra": {storage_key(t): storage_bytes(t) for t in fresh[1:]}, "grad_fns": [],
+                               "matmul_flops": flops_of(func, args, out),
+                               "flops": flops_of(func, args, out) or ELEMENT_FLOPS.get(op_name(func), 1) * fresh[0].numel(),
+                               "requires_grad": False,
+                               "first": storage_key(fresh[0])})
+            for t in fresh:
+                self.owners.set(t, index)
+            self.pending = (index, fresh[0])
+        elif outs and is_inplace(func):
+            index = self.owners.get(outs[0])
+            if index is not None:
+                node = self.nodes[index]
+                node.setdefault("inplace", []).append(call)
+                node["inputs"] += [i for i in inputs if i != index and i not in node["inputs"]]
+                self.pending = (index, outs[0])
+        return out
+
+
+class _Alive(TorchDispatchMode):
+    """A plain forward pass, holding nothing of its own (the recording step's
+    grad_fns keep more alive): by (block, call index), the op outputs still
+    alive right after each op call."""
+
+    def __init__(self, blocks, ignored):
+        super().__init__()
+        self.blocks = blocks
+        self.ignored = {storage_of(t)._cdata for t in ignored}
+        self.made = {}   # storage address -> (call key, weak reference)
+        self.after = {}  # call key -> call keys of the outputs alive after it
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        key = self.blocks.next_call(func)
+        out = run_op(func, args, kwargs)
+        for t in _tensors(out):
+            storage = storage_of(t)
+            entry = self.made.get(storage._cdata)
+            if storage._cdata not in self.ignored and (entry is None or entry[1].expired()):
+                # The first new storage is the node's output (as _Recorder
+                # counts it); the others (LayerNorm's mean and rstd) are saved.
+                self.made[storage._cdata] = (key, StorageWeakRef(storage))
+                break
+        self.after[key] = {k for k, ref in self.made.values() if not ref.expired()}
+        return out
+
+
+def _alive_after(nodes, model, batch, spec, calls, ignored):
+    """Sets each node's "alive_after": the earlier nodes whose outputs a
+    plain forward pass still holds when it is made."""
+    alive = _Alive(calls, ignored)
+    calls.calls[""] = 0
+    with alive:
+        output = run_forward(model, batch, spec)
+    del output
+    index_of = {(n["module"], n["call"]): i for i, n in enumerate(nodes) if i}
+    for i, node in enumerate(nodes):
+        after = alive.after.get((node["module"], node["call"]), [])
+        node["alive_after"] = [index_of[k] for k in after if k in index_of and index_of[k] < i]
+
+
+class _Timer(TorchDispatchMode):
+    """Time of every op call, by (block, call index)."""
+
+    def __init__(self, blocks):
+        super().__init__()
+        self.blocks = blocks
+        self.times = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        key = self.blocks.next_call(func)
+        start = time.perf_counter()
+        out = run_op(func, args, kwargs)
+        self.times[key] = self.times.get(key, 0.0) + time.perf_counter() - start
+        return out
+
+
+def _saved(nodes, owners_of_key, ignored):
+    """What each node's backward keeps, read from autograd's grad_fns."""
+    for index, node in enumerate(nodes):
+        node["saves_output"] = False
+        node["saved_inputs"] = []
+        node["saved_extra"] = {}
+        for grad_fn in node["grad_fns"]:
+            for attribute in dir(grad_fn):
+                if not attribute.startswith("_saved_"):
+                    continue
+                try:
+                    value = getattr(grad_fn, attribute)
+                except RuntimeError:  # freed already, or not a tensor
+                    continue
+                for t in _tensors(value):
+                    key = storage_key(t)
+                    if key in ignored:
+                        continue
+                    owner = owners_of_key(t)
+                    if key == node["first"]:
+                        node["saves_output"] = True
+                    elif key in node["extra"]:
+                        node["saved_extra"][key] = node["extra"][key]
+                    elif owner is not None and owner in node["inputs"]:
+                        if owner not in node["saved_inputs"]:
+                            node["saved_inputs"].append(owner)
+                    elif owner == 0:
+                        continue  # the input read beside another node (a mask): held all step anyway
+                    elif owner is not None:
+                        node["saved_extra"][key] = storage_bytes(t)
+
+
+def _held_by_code(nodes):
+    """Forward workspace of each node: the outputs of earlier nodes that
+    PyTorch still holds when it is made although remat has freed them (every
+    reader has run, no backward reads them). A block's Python locals do that:
+    GPT's `scores = scores.masked_fill(...)` keeps the masked scores until the
+    block returns, after the softmax that was their last reader."""
+    index_of = {node["first"]: i for i, node in enumerate(nodes)}
+    read_later = {0, len(nodes) - 1}  # the input and the model's output: held all step
+    last_reader = list(range(len(nodes)))
+    for i, node in enumerate(nodes):
+        if node["saves_output"]:
+            read_later.add(i)
+        read_later.update(node["saved_inputs"])
+        read_later.update(index_of[k] for k in node["saved_extra"] if k in index_of)
+        for p in node["inputs"]:
+            last_reader[p] = max(last_reader[p], i)
+    return [sum(nodes[j]["bytes"] for j in node.get("alive_after", ())
+                if j not in read_later and last_reader[j] < i) for i, node in enumerate(nodes)]
+
+
+def _backward_measured(nodes, output, spec, ignored, forward_storages):
+    """The recording step's backward under LiveTensors, with a hook after
+    every node's grad_fn: the most it held above what it started with, less
+    the gradients it makes for its node inputs (remat counts those as b_p), is the
+    node's backward workspace (weight gradients before they are added into
+    .grad, the intermediates of a softmax's backward...). remat charges it to
+    the gradient computed first among the node's inputs.
+
+    The model's output and its gradient stay referenced by
+    torch.autograd.backward's arguments until the backward returns; remat
+    counts them in PyTorch's run of a plan (app/cli/op_plan_command.cpp),
+    which holds both to the end, so no window carries them. The first window
+    (the last node's own) makes the gradient: its growth has it, and so does
+    that run: it is taken off there."""
+    live = LiveTensors(ignore=ignored)
+    live.adopt(forward_storages)  # made by the forward, before the windows: views of them are not new bytes
+    state = {"start": 0, "windows": 0}
+    handles = []
+    gradient = 0  # the output gradient's bytes, made in the first window
+    if differentiated_from(output, spec) == OUTPUT_GRADIENT:
+        gradient = sum(storage_bytes(t) for t in output_tensors(output))
+
+    def takers(index):
+        return [p for p in nodes[index]["inputs"] if nodes[p]["requires_grad"]]
+
+    def after(index):
+        # What remat counts as made here: the gradients of the node's inputs.
+        made = sum(nodes[p]["bytes"] for p in takers(index))
+
+        def hook(grad_inputs, grad_outputs):
+            made_here = gradient if state["windows"] == 0 else 0
+            nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
+                                                 live.window_peak - state["start"] - made - made_here)
+            state["windows"] += 1
+            state["start"] = live.sample()
+            live.reset_window()
+        return hook
+
+    for index, node in enumerate(nodes):
+        for grad_fn in node["grad_fns"][:1]:
+            handles.append(grad_fn.register_hook(after(index)))
+    with live:
+        live.reset_window()
+        backward(output, spec)
+    for h in handles:
+        h.remove()
+
+
+def _drop_dead(nodes):
+    """Nodes no later node reads (an unused output) cannot be in a model
+    file: their inputs no longer count them as readers."""
+    alive = [True] * len(nodes)
+    changed = True
+    while changed:
+        changed = False
+        readers = [0] * len(nodes)
+        for i, node in enumerate(nodes):
+            if alive[i]:
+                for p in node["inputs"]:
+                    readers[p] += 1
+        for i in range(1, len(nodes) - 1):
+            if alive[i] and readers[i] == 0:
+                alive[i] = False
+                changed = True
+    return alive
+
+
+def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", command="", progress=None, cost="time",
+              model=None, batch=None):
+    """The op-level model file (a dict) of SPEC on the inputs `recorded` (a
+    record of remat_torch.inputs: tensors or a function, as at module level);
+    costs in ms (`cost` "time") or GFLOP ("flops")."""
+    if cost not in ("time", "flops"):
+        raise UsageError(f"--cost {cost!r}: expected time or flops")
+    progress = progress or (lambda step, total, text: None)
+    dtype_value, device_value = parse_dtype(dtype), parse_device(device)
+    if model is None:  # else: a model and (args, kwargs) built by the caller (auto_checkpoint), SPEC its label
+        model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
+        batch = build_inputs(recorded, dtype_value, device_value)
+    check_signature(model, *batch, recorded)
+    given = _given(batch, spec)
+    chosen = _auto_blocks(model) if blocks == "auto" else _pattern_blocks(model, blocks)
+    if not chosen:
+        raise UsageError(f"{spec}: no blocks found to trace at op level; name them with --blocks")
+    calls = BlockCalls(model, chosen)
+    ignored = list(model.parameters()) + list(model.buffers())
+    try:
+        progress(1, 2, "recording every op and what autograd saves (first training step)")
+        recorder = _Recorder(calls, given, ignored)
+        with recorder:
+            output = run_forward(model, batch, spec)
+        recorder._settle()
+        repeated = [name for name, runs in calls.runs.items() if runs > 1]
+        if repeated:
+            raise UsageError(f"{spec}: block {repeated[0]} runs {calls.runs[repeated[0]]} times in one forward pass; "
+                             "op-level tracing needs each block to run once (choose --blocks)")
+        nodes = recorder.nodes
+        gradient_from = differentiated_from(output, spec)
+        loss = loss_of(output, spec)
+        out_key = [storage_key(t) for t in ([loss] if loss is not None else _tensors(output))]
+        made = [i for i, n in enumerate(nodes) if i and n["first"] in out_key]
+        if not made:
+            raise UsageError(f"{spec}: its {'loss' if loss is not None else 'output'} is not made by an op of "
+                             "the step (the input handed back?); nothing to trace at op level")
+        nodes = nodes[:max(made) + 1]
+        _saved(nodes, recorder.owners.get, recorder.ignored)
+        _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
+        del loss, output, recorder
+        _alive_after(nodes, model, batch, spec, calls, ignored + given)
+
+        progress(2, 2, f"timing every op ({TIMED_STEPS} training steps)")
+        samples = {}
+        for _ in range(TIMED_STEPS):
+            timer = _Timer(calls)
+            with timer:
+                output = run_forward(model, batch, spec)
+            backward(output, spec)
+            del output
+            for key, seconds in timer.times.items():
+                samples.setdefault(key, []).append(seconds)
+    finally:
+        calls.remove()
+    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from)
+
+
+def _given(batch, spec):
+    """The tensors the model is called with: together the file's first node."""
+    given = batch_tensors(batch)
+    if not given:
+        raise UsageError(f"{spec}: its inputs hold no tensor; op-level tracing needs at least one")
+    return given
+
+
+def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from):
+    alive = _drop_dead(nodes)
+    held = _held_by_code(nodes)
+    workspace = [0] * len(nodes)
+    for node in nodes:
+        takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
+        if takers and node.get("backward_extra", 0) > 0:
+            workspace[max(takers)] = max(workspace[max(takers)], node["backward_extra"])
+    index = {}
+    file_nodes = []
+    edges = []
+    for i, node in enumerate(nodes):
+        if not alive[i]:
+            continue
+        index[i] = len(file_nodes)
+        entry = {"name": node["name"]}
+        if i == 0:
+            entry.update({"bytes": max(1, node["bytes"]), "grad_bytes": 1, "forward_cost": 0, "backward_cost": 0})
+            file_nodes.append(entry)
+            continue
+        if node["module"]:
+            entry["module"] = node["module"]
+        entry["op"] = node["op"]
+        entry["bytes"] = max(1, node["bytes"])
+        if not node["requires_grad"]:
+            entry["grad_bytes"] = 1  # no gradient flows into it (a dropout mask, an index)
+        if node["saved_extra"]:
+            entry["saved_bytes"] = sum(node["saved_extra"].values())
+        keys = [(node["module"], node["call"])] + [(node["module"], c) for c in node.get("inplace", [])]
+        ms = sum(statistics.median(samples.get(k, [0.0])) for k in keys) * 1000
+        forward = round(ms, 4) if cost == "time" else round(node["flops"] / 1e9, 6)
+        entry["forward_cost"] = forward
+        entry["backward_cost"] = round(2 * forward, 6) if node["requires_grad"] else 0
+        if node["matmul_flops"]:
+            entry["flops"] = node["matmul_flops"]
+        if held[i]:
+            entry["workspace"] = held[i]
+        if workspace[i]:
+            entry["backward_workspace"] = workspace[i]
+        inputs = [p for p in node["inputs"] if alive[p]]
+        names = [nodes[p]["name"] for p in inputs]
+        entry["saves"] = [nodes[p]["name"] for p in node["saved_inputs"] if alive[p]] + (
+            ["output"] if node["saves_output"] else [])
+        edges += [[n, node["name"]] for n in names]
+        file_nodes.append(entry)
+    for entry in file_nodes[1:]:
+        if not any(e[1] == entry["name"] for e in edges):
+            # A constant made inside the model (torch.ones for a causal mask):
+            # it reads nothing; the file says it reads the input, which is
+            # always held, so that it has the input edge every node needs.
+            edges.append([file_nodes[0]["name"], entry["name"]])
+            entry["comment"] = "a constant: reads no tensor (its edge from the input only places it)"
+    stamp = datetime.date.today().isoformat()
+    return {
+        "format": "remat-model",
+        "version": 1,
+        "name": f"{spec}, {describe(recorded)} {dtype}, op level (traced)",
+        "source": (f"Traced op by op by remat_torch from {spec}, {describe(recorded)} {dtype} on {device}, "
+                   f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads, {stamp}, blocks {blocks}. "
+                   f"Command: {command or '(the Python API)'}. One node per aten op that makes a new tensor; "
+                   "bytes are storages; saves and saved_bytes are what autograd's grad_fns keep; forward_cost is "
+                   + (f"the median of {TIMED_STEPS} timed steps in ms" if cost == "time" else
+                      "GFLOP: 2mkn per matrix product, per output element 5 for softmax, 8 for LayerNorm and GELU, "
+                      "1 for any other op")
+                   + ", backward_cost twice that."),
+        "units": {"bytes": "B", "cost": "ms" if cost == "time" else "GFLOP"},
+        "trace": {"tool": "remat_torch trace", "granularity": "op", "command": command, "model": spec,
+                  "input": list(batch_tensors(batch)[0].shape), "inputs": recorded,
+                  "input_tensors": inputs_text(*batch), "differentiated_from": gradient_from,
+                  "dtype": dtype, "device": device, "blocks": blocks,
+                  "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
+        "nodes": file_nodes,
+        "edges": edges,
+    }
