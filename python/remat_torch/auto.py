@@ -19,6 +19,7 @@ import torch
 from .applying import apply
 from .errors import UsageError
 from .planning import plan as remat_plan
+from .plans import budget_bytes
 from .steps import batch_tensors
 
 _DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
@@ -124,6 +125,12 @@ def auto_checkpoint(model, example_inputs, budget="8GiB", granularity="module", 
     start = time.perf_counter()
     options = ["--effort", f"{int(effort)}"] if effort is not None and granularity == "op" else []
     planned = remat_plan(doc, budget, granularity, options)
+    wanted = budget_bytes(planned)
+    if granularity == "module" and wanted is not None and planned["store_all"]["peak_bytes"] <= wanted:
+        # The whole model fits: nothing to re-run (remat's graph heuristic
+        # may still checkpoint some blocks at a budget above store-all's peak).
+        planned = remat_plan(doc, None, granularity, ["--strategy", "store-all"])
+        planned["budget"] = {"bytes": wanted}
     seconds["plan"] = time.perf_counter() - start
     start = time.perf_counter()
     apply(model, planned)

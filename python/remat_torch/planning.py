@@ -46,7 +46,8 @@ def budget_text(budget):
 
 
 def plan(model_file_doc, budget, granularity="module", options=()):
-    """`remat plan --model FILE --budget B --json` on a traced model (a dict):
+    """`remat plan --model FILE --budget B --json` on a traced model (a dict;
+    budget None: OPTIONS name the strategy):
     the plan as a dict. remat's refusal (a budget below the least peak, ...)
     becomes a UsageError with its one line."""
     from .tracing import model_file_text
@@ -55,7 +56,9 @@ def plan(model_file_doc, budget, granularity="module", options=()):
         path = os.path.join(directory, "model.json")
         with open(path, "w") as f:
             f.write(model_file_text(model_file_doc))
-        command = [remat, "plan", "--model", path, "--budget", budget_text(budget), "--json"]
+        command = [remat, "plan", "--model", path, "--json"]
+        if budget is not None:
+            command += ["--budget", budget_text(budget)]
         if granularity == "op":
             command += ["--granularity", "op"]
         command += list(options)

@@ -62,6 +62,12 @@ class AutoCheckpointTest(unittest.TestCase):
             self.assertTrue(torch.equal(g, r))
         self.assertIn("predicted peak", str(report))
 
+    def test_a_budget_above_the_plain_peak_checkpoints_nothing(self):
+        plain, planned, x = encoder_pair()
+        report = remat_torch.auto_checkpoint(planned, x, budget="1GiB")
+        self.assertEqual(report.checkpointed, [])
+        self.assertEqual(report.predicted_peak_bytes, report.store_all_peak_bytes)
+
     def test_op_level_reruns_ops_with_the_plain_gradients(self):
         plain, planned, x = encoder_pair()
         _, reference = measured_step(plain, ((x,), {}))
