@@ -2,6 +2,7 @@
 import contextlib
 
 import torch
+import torch.utils.checkpoint
 
 try:  # weak references to a C++ storage: expired() says when PyTorch freed it
     from torch.multiprocessing.reductions import StorageWeakRef
@@ -12,8 +13,6 @@ try:
     from torch.utils._python_dispatch import TorchDispatchMode
 except ImportError:  # pragma: no cover
     TorchDispatchMode = None
-
-import torch.utils.checkpoint  # noqa: E402
 
 # PyTorch 2.4+: selective checkpointing (a policy per op); None before.
 # Detected by name, not by version: it became public mid-2024, renamed from

@@ -11,6 +11,7 @@ from helpers import remat_cli
 
 import remat_torch
 from remat_torch.calls import is_intercepted
+from remat_torch.compat import storage_bytes
 from remat_torch.counting import LiveTensors
 from remat_torch.spec import build_model
 from remat_torch.steps import held_before_step, preallocate_gradients, step
@@ -32,8 +33,7 @@ def measured_step(model, batch):
     live = LiveTensors(ignore=held_before_step(model, batch))
     with live:
         step(model, batch, "model")
-    inputs = sum(t.untyped_storage().nbytes() if hasattr(t, "untyped_storage") else t.storage().nbytes()
-                 for t in batch[0])
+    inputs = sum(storage_bytes(t) for t in batch[0])
     return live.peak + inputs, [p.grad.clone() for p in model.parameters()]
 
 
