@@ -12,7 +12,8 @@ tokens. `tiny()` / `tiny_inputs()` for the tests."""
 from remat_torch.hf import build, token_batch
 
 LAYER_1B = dict(num_hidden_layers=4, hidden_size=2048, intermediate_size=8192, num_attention_heads=32,
-                num_key_value_heads=8, vocab_size=128256, max_position_embeddings=2048, rope_theta=500000.0,
+                num_key_value_heads=8, vocab_size=128256, max_position_embeddings=2048,
+                rope_parameters={"rope_type": "default", "rope_theta": 500000.0},
                 tie_word_embeddings=True)
 TINY = dict(num_hidden_layers=2, hidden_size=32, intermediate_size=64, num_attention_heads=4, num_key_value_heads=2,
             vocab_size=128, max_position_embeddings=64)
