@@ -21,6 +21,7 @@ saves is packed as an index, nothing is held) and a dispatch mode (the cache
 in the forward pass, handing back in the re-run)."""
 import collections
 import contextlib
+import weakref
 
 import torch
 import torch.utils.checkpoint
@@ -49,6 +50,24 @@ _RANDOM = ("bernoulli", "dropout", "uniform", "normal", "rand", "exponential", "
 def _consumes_rng(func):
     name = op_name(func)
     return any(word in name for word in _RANDOM)
+
+
+class _Identities:
+    """A set of tensors by identity that holds none of them: an id() alone
+    is reused once its tensor is freed, and dropout's fresh mask taken for
+    a kept tensor had its bernoulli_ skipped (a mask of whatever memory held,
+    gradients 1e23 off). A weak reference tells a live tensor from a new one
+    at the same id."""
+
+    def __init__(self):
+        self._refs = {}
+
+    def add(self, tensor):
+        self._refs[id(tensor)] = weakref.ref(tensor)
+
+    def __contains__(self, tensor):
+        ref = self._refs.get(id(tensor))
+        return ref is not None and ref() is tensor
 
 
 class _Cache(TorchDispatchMode):
@@ -81,7 +100,7 @@ class _HandBack(TorchDispatchMode):
         super().__init__()
         self.store = store
         self.call = 0
-        self.handed = set()  # ids of the tensors handed back
+        self.handed = _Identities()  # the tensors handed back
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         call = self.call if numbered(func) else -1
@@ -93,9 +112,9 @@ class _HandBack(TorchDispatchMode):
                 run_op(func, args, kwargs)
             for t in torch.utils._pytree.tree_flatten(out)[0]:
                 if isinstance(t, torch.Tensor):
-                    self.handed.add(id(t))
+                    self.handed.add(t)
             return out
-        if is_inplace(func) and args and isinstance(args[0], torch.Tensor) and id(args[0]) in self.handed:
+        if is_inplace(func) and args and isinstance(args[0], torch.Tensor) and args[0] in self.handed:
             if _consumes_rng(func):
                 run_op(func, (torch.empty(args[0].shape, dtype=args[0].dtype, device=args[0].device),) + tuple(args[1:]), kwargs)
             return args[0]
@@ -165,7 +184,7 @@ def _selective_24(run, args, kwargs, kept):
     afterwards (dropout's bernoulli_ and div_ on its mask), which a re-run
     must not apply a second time to the cached tensor; every other op is
     re-run."""
-    state = {"call": 0, "kept": set()}  # kept: ids of the kept outputs, while the forward pass runs
+    state = {"call": 0, "kept": _Identities()}  # the kept outputs, while the forward pass runs
     saved_random = set()  # (op, its index among that op's calls): random ops the cache hands back
     per_op = collections.Counter()
 
@@ -179,12 +198,14 @@ def _selective_24(run, args, kwargs, kept):
         call = state["call"]
         state["call"] += 1
         save = call in kept
-        if not save and is_inplace(op) and a and isinstance(a[0], torch.Tensor) and id(a[0]) in state["kept"]:
+        if not save and is_inplace(op) and a and isinstance(a[0], torch.Tensor) and a[0] in state["kept"]:
             save = True
         if not save:
             return CheckpointPolicy.PREFER_RECOMPUTE
         output = getattr(ctx, "op_output", None)
-        state["kept"].update(id(t) for t in torch.utils._pytree.tree_flatten(output)[0] if isinstance(t, torch.Tensor))
+        for t in torch.utils._pytree.tree_flatten(output)[0]:
+            if isinstance(t, torch.Tensor):
+                state["kept"].add(t)
         if _consumes_rng(op):
             saved_random.add((op, index))
         return CheckpointPolicy.MUST_SAVE

@@ -71,15 +71,19 @@ class AutoCheckpointTest(unittest.TestCase):
     def test_op_level_reruns_ops_with_the_plain_gradients(self):
         plain, planned, x = encoder_pair()
         _, reference = measured_step(plain, ((x,), {}))
-        report = remat_torch.auto_checkpoint(planned, x, budget="1GiB", granularity="op", effort=5e5)
+        # FLOP costs: the same model file, so the same plan, on every run (timed costs move the plan with the
+        # machine's load). This plan keeps the matrix products and re-runs every dropout: while kept tensors were
+        # known by id(), a fresh mask at a freed kept tensor's id lost its bernoulli_ (docs/pytorch.md, Limits).
+        report = remat_torch.auto_checkpoint(planned, x, budget="1GiB", granularity="op", effort=5e5, cost="flops")
         self.assertEqual(report.granularity, "op")
         self.assertEqual(set(report.kept), set(report.rerun))
         plain2, tight, _ = encoder_pair()
         least = remat_torch.auto_checkpoint(tight, x, budget=report.store_all_peak_bytes * 3 // 4, granularity="op",
-                                            effort=5e5)
+                                            effort=5e5, cost="flops")
         self.assertTrue(any(least.rerun.values()))
         peak, grads = measured_step(tight, ((x,), {}))
-        self.assertLessEqual(peak, report.store_all_peak_bytes * 3 // 4)
+        self.assertLessEqual(peak, report.store_all_peak_bytes * 3 // 4, (peak, least.predicted_peak_bytes, least.kept))
+        self.assertAlmostEqual(peak / least.predicted_peak_bytes, 1, delta=0.02)
         for g, r in zip(grads, reference):
             self.assertTrue(torch.equal(g, r))
 
