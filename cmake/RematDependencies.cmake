@@ -23,3 +23,16 @@ endif()
 if(REMAT_BUILD_TESTS OR REMAT_BUILD_STUDIO)
   find_package(Qt6 QUIET COMPONENTS Core Gui Widgets Test Concurrent)
 endif()
+
+# CBC (Debian's coinor-libcbc-dev) solves the exact graph planner's MILP.
+# Optional: without it (the GPU machine has no such package) that planner
+# says how to get it instead of planning.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(REMAT_CBC QUIET IMPORTED_TARGET cbc osi-clp)
+endif()
+if(REMAT_CBC_FOUND)
+  message(STATUS "remat: CBC ${REMAT_CBC_cbc_VERSION} for the exact graph planner")
+else()
+  message(STATUS "remat: CBC not found (coinor-libcbc-dev): the exact graph planner is left out")
+endif()

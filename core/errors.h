@@ -64,6 +64,13 @@ public:
     using Error::Error;
 };
 
+// The MILP solver behind an exact planner failed, or remat was built without
+// one; the message names the solver and what it reported.
+class SolverError : public Error {
+public:
+    using Error::Error;
+};
+
 // The user asked to stop long work (planners, sweeps) through a callback.
 class Cancelled : public Error {
 public:

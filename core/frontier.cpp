@@ -8,6 +8,7 @@
 #include "core/planners/chain_budget.h"
 #include "core/planners/dag_plans.h"
 #include "core/planners/dtr_runtime.h"
+#include "core/planners/graph_exact.h"
 #include "core/schedule_builder.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
@@ -138,6 +139,8 @@ std::int64_t lowestBudget(const Model &model, const std::vector<NamedPoint> &nam
         lowest = std::min(lowest, p.peakBytes);
     if (model.isChain())
         lowest = std::min(lowest, planners::minimumFeasibleBudget(model, planners::BudgetUnit::Bytes));
+    else
+        lowest = std::min(lowest, planners::minimumGraphPeak(model, planners::BudgetUnit::Bytes).peak);
     return lowest;
 }
 

@@ -62,6 +62,8 @@ void Strategy::rejectUnused(const StrategyParams &params, bool usesEvery, bool u
         throw InvalidArgument("--budget applies to budget and dtr, not to " + std::string(name()));
     if (params.heuristic && !usesHeuristic)
         throw InvalidArgument("--heuristic applies to dtr, not to " + std::string(name()));
+    if (params.effort && name() != "budget")
+        throw InvalidArgument("--effort applies to budget on graphs, not to " + std::string(name()));
 }
 
 } // namespace remat

@@ -59,4 +59,22 @@ Range parseRange(const std::string &option, const std::string &text, std::int64_
     return r;
 }
 
+std::int64_t parseEffort(const std::string &text, std::int64_t min, std::int64_t max, const std::string &unit,
+                         const std::string &example) {
+    const auto e = text.find_first_of("eE");
+    const auto whole = [](const std::string &digits, std::int64_t &value) {
+        const char *end = digits.data() + digits.size();
+        const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+        return !digits.empty() && digits[0] != '-' && ec == std::errc() && ptr == end;
+    };
+    std::int64_t value = 0, exponent = 0;
+    bool ok = whole(text.substr(0, e), value) && (e == std::string::npos || whole(text.substr(e + 1), exponent));
+    for (std::int64_t k = 0; ok && k < exponent && value <= max; ++k)
+        value *= 10;
+    if (!ok || value < min || value > max)
+        throw InvalidArgument("--effort must be a whole number of " + unit + " from " + std::to_string(min) + " to " +
+                              std::to_string(max) + ", such as " + example + ", got '" + text + "'");
+    return value;
+}
+
 } // namespace remat::cli

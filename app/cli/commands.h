@@ -90,7 +90,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out);
 void runSweep(const SweepOptions &options, std::ostream &out);
 
 // Parses them for a model of `layers` layers.
-StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, int layers);
+StrategyParams parseStrategyParams(const StrategyOptionTexts &texts, const Model &model);
 
 // `remat measure` (docs/executor.md): runs schedules on a real network.
 struct MeasureCommandOptions {
@@ -128,8 +128,9 @@ void applyDeviceBudget(const MachineOptions &flags, const std::string &budgetTex
                        StrategyParams &params);
 // One line that says what the rows are timed on, for table headers.
 std::string machineLine(const Machine &machine, const Model &model);
-// --budget: a plain number is nodes, a size with a unit ("2GiB", "512B") is bytes.
-void parseBudget(const std::string &text, StrategyParams &params);
+// --budget: a size with a unit ("2GiB", "512B") is bytes; a plain number is
+// nodes, on models whose sizes are nodes (unit chains), and refused on others.
+void parseBudget(const std::string &text, StrategyParams &params, const Model &model);
 // `withSaved`: add what the peak holds of saved internals beside layer outputs
 // (only for models with saved internals, so other tables stay as they were).
 // `costUnit`: the model's (Model::costUnit); costs that are times print as times ("100 ms").

@@ -293,7 +293,7 @@ void runMeasure(const MeasureCommandOptions &options, std::ostream &out) {
     const int repeats = static_cast<int>(parseInteger("--repeat", options.repeat, 1, 1000));
     const int threads = threadCount(options);
 
-    StrategyParams params = parseStrategyParams(options.params, model.layers());
+    StrategyParams params = parseStrategyParams(options.params, model);
     const MeasureMachine machine = measureMachine(options, net);
     params.machine = machine.machine;
     applyDeviceBudget(options.machine, options.params.budget, MachineSpec{}, params);

@@ -3,6 +3,7 @@
 // with --frontier the op-level and block-level curves and the named policies.
 #include "arguments.h"
 #include "commands.h"
+#include "table.h"
 
 #include "core/errors.h"
 #include "core/model_io.h"
@@ -25,28 +26,10 @@ namespace remat::cli {
 
 namespace {
 
-// An effort: a whole number of replayed ops, written out or as 4e9.
-std::int64_t parseEffort(const std::string &text) {
-    const auto e = text.find_first_of("eE");
-    const auto whole = [](const std::string &digits, std::int64_t &value) {
-        const char *end = digits.data() + digits.size();
-        const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
-        return !digits.empty() && digits[0] != '-' && ec == std::errc() && ptr == end;
-    };
-    std::int64_t value = 0, exponent = 0;
-    bool ok = whole(text.substr(0, e), value) && (e == std::string::npos || whole(text.substr(e + 1), exponent));
-    for (std::int64_t k = 0; ok && k < exponent && value <= kMaxOpEffort; ++k)
-        value *= 10;
-    if (!ok || value < 1 || value > kMaxOpEffort)
-        throw InvalidArgument("--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" +
-                              text + "'");
-    return value;
-}
-
 OpPlannerOptions plannerOptions(const PlanOptions &options) {
     OpPlannerOptions o;
     if (!options.effort.empty())
-        o.effort = parseEffort(options.effort);
+        o.effort = parseEffort(options.effort, 1, kMaxOpEffort, "replayed ops", "4e9");
     if (!options.timeLimit.empty()) {
         char *end = nullptr;
         o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);
@@ -146,8 +129,9 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
     if (options.format != Format::Json)
         out << "model " << planned.title << ": " << graph.groups.size() - 1 << " groups, " << model.forwardCount() - 1
             << " op nodes\n"
-            << "op-level plans " << search.text() << ", " << search.work() << "\n"
-            << "budget        op-level re-run     block-level re-run\n";
+            << "op-level plans " << search.text() << ", " << search.work() << "\n";
+    const std::string inUnit = model.costUnit().empty() ? "" : " (" + model.costUnit() + ")";
+    TextTable table({"budget", "op-level re-run" + inUnit, "block-level re-run" + inUnit});
     for (const OpCurvePoint &p : frontier.points) {
         const auto &o = p.opLevel, &b = p.blockLevel;
         nlohmann::ordered_json point{{"budget_bytes", p.budgetBytes}};
@@ -155,9 +139,11 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
         point["block_level_recompute"] = b ? numberJson(b->recomputeCost) : nlohmann::ordered_json();
         curve.push_back(point);
         if (options.format != Format::Json)
-            out << formatBytes(p.budgetBytes) << "  " << (o ? numberText(o->recomputeCost) + unit : "-") << "  "
-                << (b ? numberText(b->recomputeCost) + unit : "no block-level plan fits") << "\n";
+            table.addRow({formatBytes(p.budgetBytes), o ? numberText(o->recomputeCost) : "-",
+                          b ? numberText(b->recomputeCost) : "no block-level plan fits"});
     }
+    if (options.format != Format::Json)
+        table.print(out);
     if (options.format == Format::Json) {
         nlohmann::ordered_json doc, points = nlohmann::ordered_json::array();
         for (const OpPolicy &c : named)

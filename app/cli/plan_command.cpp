@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/model_io.h"
+#include "core/planners/graph_exact.h"
 #include "core/rates.h"
 #include "core/report.h"
 #include "core/simulator.h"
@@ -163,10 +164,10 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         return runOpPlan(options, out);
     if (options.granularity != "block")
         throw InvalidArgument("--granularity must be block or op, got \"" + options.granularity + "\"");
-    // The block-level planners are exact and need no bound: a bound given here would be silently ignored.
-    if (!options.effort.empty() || !options.timeLimit.empty())
-        throw InvalidArgument(std::string(options.effort.empty() ? "--time-limit" : "--effort") +
-                              " bounds the op-level search only (--granularity op); the block-level plan is exact");
+    // The chain planners are exact and need no bound: a bound given here would be silently ignored.
+    if (!options.timeLimit.empty())
+        throw InvalidArgument("--time-limit bounds the op-level search only (--granularity op); block-level plans "
+                              "are bounded by --effort on graphs, and exact on chains");
     if (options.frontier)
         return runFrontier(options, out);
     if (!options.samples.empty())
@@ -180,9 +181,15 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     const PlanModel planned = planModel(options);
     const ModelFile &file = planned.file;
     const Model &model = file.model;
-    StrategyParams params = parseStrategyParams(options.params, model.layers());
+    StrategyParams params = parseStrategyParams(options.params, model);
     if (!options.budget.empty())
-        parseBudget(options.budget, params);
+        parseBudget(options.budget, params, model);
+    if (!options.effort.empty()) {
+        if (model.isChain())
+            throw InvalidArgument("--effort bounds the op-level search (--granularity op) and the graph planner; "
+                                  "this model is a chain, planned exactly by dynamic programming");
+        params.effort = parseEffort(options.effort, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
+    }
     const bool budgetPlanner = options.strategy == "budget";
     // A model file's device budget is the budget planner's when none is given.
     applyDeviceBudget(options.machine, options.budget, budgetPlanner ? file.machine : MachineSpec{}, params);

@@ -36,12 +36,18 @@ Model buildChain(const std::string &nText, const ModelOptions &options) {
     return chainWithTimes(n, spec, options.forwardTime, options.backwardTime);
 }
 
-void parseBudget(const std::string &text, StrategyParams &params) {
+void parseBudget(const std::string &text, StrategyParams &params, const Model &model) {
     const bool plainNumber = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-    if (plainNumber)
-        params.budgetNodes = parseInteger("--budget", text, 1, std::int64_t{1} << 40);
-    else
+    if (!plainNumber) {
         params.budgetBytes = parseBytes(text, "--budget");
+        return;
+    }
+    const std::int64_t amount = parseInteger("--budget", text, 1, std::int64_t{1} << 40);
+    // A bare number counts nodes, which only means something where every node is one unit.
+    if (!model.sizesInNodes())
+        throw InvalidArgument("--budget " + text + " is a bare number, and this model's sizes are bytes: write " +
+                              text + "B or " + formatBytes(amount) + " (a count of nodes applies to unit-size chains)");
+    params.budgetNodes = amount;
 }
 
 void printComparisonTable(std::ostream &out, const std::vector<ComparisonRow> &rows, bool withN, int n, bool withSaved,
@@ -107,7 +113,7 @@ void runSimulate(const SimulateOptions &options, std::ostream &out) {
     if (!options.modelFile.empty())
         file = loadModelFile(options.modelFile);
     const auto model = std::make_shared<const Model>(file ? file->model : buildChain(options.n, options.model));
-    StrategyParams params = parseStrategyParams(options.params, model->layers());
+    StrategyParams params = parseStrategyParams(options.params, *model);
     const MachineSpec fileMachine = file ? file->machine : MachineSpec{};
     applyDeviceBudget(options.machine, options.params.budget, fileMachine, params);
     params.machine = machineFor(*model, fileMachine, options.machine);

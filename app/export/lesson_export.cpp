@@ -28,6 +28,14 @@ std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::
     std::vector<double> times;
     for (const lesson::Stop &stop : chapter.stops) {
         const Timeline &timeline = *panes[static_cast<std::size_t>(stop.pane)];
+        if (stop.kind == lesson::StopKind::Time) {
+            // The author's moment; past the chapter's end (a shorter schedule since) it is the end.
+            double end = 0;
+            for (const Timeline *pane : panes)
+                end = std::max(end, render::opEndTime(*pane, pane->steps() - 1, axis));
+            times.push_back(std::min(stop.time, end));
+            continue;
+        }
         if (const auto step = lesson::stopStep(timeline, stop.kind))
             times.push_back(render::opEndTime(timeline, *step, axis));
         else if (never)
@@ -40,6 +48,13 @@ std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::
                 times.end());
     std::erase_if(times, [](double t) { return t <= kSameMoment; });
     return times;
+}
+
+QString chapterDescription(const lesson::Chapter &chapter) {
+    QString text = qs(chapter.caption);
+    if (chapter.exercise)
+        text += QStringLiteral(" Exercise, budget %1: %2").arg(qs(chapter.exercise->budgetWritten), qs(chapter.exercise->prompt));
+    return text;
 }
 
 QString chapterGifName(int index, const std::string &title) {
@@ -100,7 +115,7 @@ LessonGifExport::LessonGifExport(const lesson::Lesson &lesson, const QString &di
             GifExportOptions own = options_;
             own.picture.axis = chapter.syncByCost ? render::TimeAxis::Cost : render::TimeAxis::Ops;
             own.picture.caption = qs(chapter.title);
-            own.picture.description = qs(chapter.caption);
+            own.picture.description = chapterDescription(chapter);
             own.picture.stackByKind = chapter.stackByKind;
             std::vector<const Timeline *> timelines;
             for (const ExportPane &pane : panes)

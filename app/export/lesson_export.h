@@ -31,6 +31,12 @@ inline constexpr double kSameMoment = 1e-9;
 std::vector<double> chapterStopTimes(const lesson::Chapter &chapter, const std::vector<const Timeline *> &panes,
                                      render::TimeAxis axis, QStringList *never = nullptr);
 
+// What a chapter's title card and picture say under the title: its caption,
+// and for an exercise its question ("Exercise, budget 7 nodes: <prompt>"):
+// an exported exercise chapter is the question, its panes as the file sets
+// them; the answer is the file's next chapter, exported like any other.
+QString chapterDescription(const lesson::Chapter &chapter);
+
 // "03-a-checkpoint-every-n-th-node.gif": the chapter's number from 1 and its
 // title as lower-case ASCII words.
 QString chapterGifName(int index, const std::string &title);

@@ -16,15 +16,6 @@ namespace {
 using json_file::Reader;
 using nlohmann::json;
 
-constexpr std::size_t kMaxTitleChars = 90;
-constexpr std::size_t kMaxCaptionChars = 240;
-
-std::size_t characters(const std::string &utf8) {
-    std::size_t count = 0;
-    for (const char c : utf8)
-        count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return count;
-}
 
 std::string pointerOf(const std::string &parent, std::size_t index) {
     return parent + "/" + std::to_string(index);
@@ -34,11 +25,8 @@ std::string pointerOf(const std::string &parent, std::size_t index) {
 std::string screenText(const Reader &r, const json &object, const std::string &key, const std::string &pointer,
                        std::size_t maxChars, const std::string &why) {
     std::string text = r.text(object, key, pointer, true);
-    if (text.find_first_not_of(" \t\n") == std::string::npos)
-        r.fail(pointer + "/" + key, "expected a non-empty text");
-    if (characters(text) > maxChars)
-        r.fail(pointer + "/" + key, "is " + std::to_string(characters(text)) + " characters long; at most " +
-                                        std::to_string(maxChars) + " (" + why + ")");
+    if (const std::string problem = screenTextProblem(text, maxChars); !problem.empty())
+        r.fail(pointer + "/" + key, problem + (problem.find("at most") == std::string::npos ? "" : " (" + why + ")"));
     return text;
 }
 
@@ -74,6 +62,34 @@ void readBudget(const Reader &r, const json &pane, const std::string &pointer, S
     }
     if (*params.budgetBytes < 1)
         r.fail(where, "a budget of at least 1 byte, got " + Reader::shown(v));
+}
+
+// {"budget": "7 nodes" | "1.2 GiB", "prompt": "..."} on a chapter whose
+// pane 1 is the student's checkpoints pane.
+Exercise readExercise(const Reader &r, const json &exercise, const std::string &pointer, const Chapter &chapter) {
+    if (!exercise.is_object())
+        r.fail(pointer, "expected an object such as {\"budget\": \"7 nodes\", \"prompt\": \"...\"}, got " +
+                            Reader::shown(exercise));
+    r.onlyKeys(exercise, pointer, {"budget", "prompt", "comment"});
+    if (!exercise.contains("budget"))
+        r.fail(pointer, "missing \"budget\" (such as \"7 nodes\" or \"1.2 GiB\")");
+    Exercise out;
+    out.prompt = screenText(r, exercise, "prompt", pointer, kMaxCaptionChars, "shown under the caption");
+    StrategyParams budget;
+    readBudget(r, exercise, pointer, budget);
+    out.budget = budget.budgetNodes ? ExerciseBudget{planners::KeptSetUnit::Nodes, *budget.budgetNodes}
+                                    : ExerciseBudget{planners::KeptSetUnit::Bytes, *budget.budgetBytes};
+    const json &written = exercise["budget"];
+    out.budgetWritten = written.is_string() ? written.get<std::string>() : budgetText(out.budget);
+    if (chapter.view != ChapterView::Timeline || chapter.panes.empty() || chapter.panes[0].strategy != "checkpoints")
+        r.fail(pointer, "an exercise chapter's pane 1 is the student's: give it first in \"panes\" as "
+                        "{\"strategy\": \"checkpoints\", \"checkpoints\": []}");
+    try {
+        requireGradableExercise(*chapter.model, out.budget);
+    } catch (const Error &e) {
+        r.fail(pointer + "/budget", e.what());
+    }
+    return out;
 }
 
 Pane readPane(const Reader &r, const json &pane, const std::string &pointer, const Model &model) {
@@ -121,20 +137,27 @@ Pane readPane(const Reader &r, const json &pane, const std::string &pointer, con
 Stop readStop(const Reader &r, const json &stop, const std::string &pointer, int panes) {
     if (!stop.is_object())
         r.fail(pointer, "expected an object such as {\"at\": \"peak\", \"pane\": 2}, got " + Reader::shown(stop));
-    r.onlyKeys(stop, pointer, {"at", "pane", "comment"});
+    r.onlyKeys(stop, pointer, {"at", "pane", "time", "comment"});
     Stop out;
     const std::string at = r.text(stop, "at", pointer, true);
     bool known = false;
-    for (const StopKind kind :
-         {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd, StopKind::FirstEviction})
+    for (const StopKind kind : {StopKind::Peak, StopKind::FirstRecomputation, StopKind::ForwardEnd,
+                                StopKind::FirstEviction, StopKind::Time})
         if (at == stopKindName(kind)) {
             out.kind = kind;
             known = true;
         }
     if (!known)
         r.fail(pointer + "/at",
-               "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end, first-eviction");
+               "unknown stop \"" + at + "\"; known: peak, first-recomputation, forward-end, first-eviction, time");
     out.pane = static_cast<int>(r.integer(stop, "pane", pointer, 1, panes, 1)) - 1;
+    if (out.kind == StopKind::Time) {
+        if (!stop.contains("time"))
+            r.fail(pointer, "a \"time\" stop needs \"time\": the moment on the chapter's clock, such as 12.5");
+        out.time = r.number(stop, "time", pointer, 0, 1e300, 0);
+    } else if (stop.contains("time")) {
+        r.fail(pointer + "/time", "only a \"time\" stop has a time; a \"" + at + "\" stop is found on the timeline");
+    }
     return out;
 }
 
@@ -143,7 +166,7 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
         r.fail(pointer, "expected an object with \"title\", \"caption\" and \"panes\", got " + Reader::shown(chapter));
     r.onlyKeys(chapter, pointer,
                {"title", "caption", "layers", "model", "show", "panes", "stops", "sync", "seconds", "stack_by_kind",
-                "comment"});
+                "exercise", "comment"});
     Chapter out;
     out.title = screenText(r, chapter, "title", pointer, kMaxTitleChars, "a title fits one line on screen");
     out.caption = screenText(r, chapter, "caption", pointer, kMaxCaptionChars,
@@ -184,7 +207,7 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
     out.stackByKind = r.boolean(chapter, "stack_by_kind", pointer, false);
 
     if (out.view == ChapterView::TradeOffCurve) {
-        for (const char *key : {"panes", "stops", "stack_by_kind"})
+        for (const char *key : {"panes", "stops", "stack_by_kind", "exercise"})
             if (chapter.contains(key))
                 r.fail(pointer + "/" + key,
                        "a \"trade-off-curve\" chapter shows its model's curve; it has no \"" + std::string(key) + "\"");
@@ -208,6 +231,8 @@ Chapter readChapter(const Reader &r, const json &chapter, const std::string &poi
             out.stops.push_back(
                 readStop(r, stops[i], pointerOf(pointer + "/stops", i), static_cast<int>(out.panes.size())));
     }
+    if (chapter.contains("exercise"))
+        out.exercise = readExercise(r, chapter["exercise"], pointer + "/exercise", out);
     return out;
 }
 
@@ -223,8 +248,21 @@ const char *stopKindName(StopKind kind) {
         return "forward-end";
     case StopKind::FirstEviction:
         return "first-eviction";
+    case StopKind::Time:
+        return "time";
     }
     return "?";
+}
+
+std::string screenTextProblem(const std::string &text, std::size_t maxChars) {
+    if (text.find_first_not_of(" \t\n") == std::string::npos)
+        return "expected a non-empty text";
+    std::size_t count = 0; // characters, not UTF-8 bytes
+    for (const char c : text)
+        count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (count > maxChars)
+        return "is " + std::to_string(count) + " characters long; at most " + std::to_string(maxChars);
+    return {};
 }
 
 Lesson parseLessonJson(std::string_view text, const std::string &origin, const std::string &folder) {

@@ -13,10 +13,12 @@
 // JSON pointer (content) and what was expected. Model files a chapter names
 // are loaded with it, relative to the lesson's folder; every pane's
 // parameters are checked by its strategy.
+#include "core/exercise.h"
 #include "core/model.h"
 #include "core/strategy.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,13 +30,15 @@ enum class StopKind {
     FirstRecomputation, // the first op that computes a forward node again
     ForwardEnd,         // the op that first computes the output a_n: the forward pass is done
     FirstEviction,      // the compute the runtime (dtr) first evicts a node for: memory is full
+    Time,               // a moment on the chapter's clock (Stop::time), where the lesson's author paused
 };
-// "peak", "first-recomputation", "forward-end", "first-eviction" (as in the file).
+// "peak", "first-recomputation", "forward-end", "first-eviction", "time" (as in the file).
 const char *stopKindName(StopKind kind);
 
 struct Stop {
     StopKind kind = StopKind::Peak;
-    int pane = 0; // 0-based here; the file counts panes from 1, as the studio shows them
+    int pane = 0;     // 0-based here; the file counts panes from 1, as the studio shows them
+    double time = 0;  // Time only: on the chapter's clock (cost, or ops with "sync": "ops"), from 0
 };
 
 struct Pane {
@@ -45,6 +49,16 @@ struct Pane {
 enum class ChapterView {
     Timeline,      // panes side by side, the memory chart below
     TradeOffCurve, // the model's least compute for every peak (core/frontier.h)
+};
+
+// A graded exercise (docs/lessons.md, "Exercises"): the student keeps forward
+// nodes in pane 1, a `checkpoints` pane, and asks whether they fit `budget`
+// (core/exercise.h grades it). Refused when the lesson loads if no set of
+// kept nodes fits the budget, or the model is not a chain the search takes.
+struct Exercise {
+    ExerciseBudget budget;
+    std::string budgetWritten; // as the file gives it ("7 nodes", "1.2 GiB"), written back as is
+    std::string prompt;
 };
 
 struct Chapter {
@@ -59,6 +73,7 @@ struct Chapter {
     bool syncByCost = true;  // the player's clock: op costs, or one tick per op
     double seconds = 20;     // the whole chapter plays in about this long
     bool stackByKind = false;
+    std::optional<Exercise> exercise;
 };
 
 struct Lesson {
@@ -71,7 +86,13 @@ constexpr std::int64_t kMaxLessonFileBytes = 4 * 1024 * 1024;
 constexpr int kMaxChapters = 200;
 constexpr int kMaxPanes = 4;
 constexpr int kMaxStops = 32;
+constexpr std::size_t kMaxTitleChars = 90;    // a title fits one line on screen
+constexpr std::size_t kMaxCaptionChars = 240; // one or two sentences, shown large under the title
 constexpr int kMaxLessonNesting = 16; // the format needs 5 (lesson, chapters, chapter, panes, checkpoints)
+
+// Why `text` cannot be a title (kMaxTitleChars) or caption: "" when it can,
+// else "expected a non-empty text" or "is 300 characters long; at most 240".
+std::string screenTextProblem(const std::string &text, std::size_t maxChars);
 
 Lesson loadLessonFile(const std::string &path);
 // `origin` names the text in messages; model files are looked up relative to `folder`.

@@ -39,6 +39,8 @@ std::optional<std::int64_t> stopStep(const Timeline &timeline, StopKind kind) {
             }
         return std::nullopt;
     }
+    case StopKind::Time: // on the clock, not the timeline: exporting::chapterStopTimes places it
+        return std::nullopt;
     case StopKind::ForwardEnd:
         for (std::int64_t s = 0; s < timeline.steps(); ++s)
             if (const Op op = timeline.op(s); op.kind == OpKind::Compute && op.node == model.outputNode())

@@ -1,8 +1,10 @@
 #include "app/studio/lesson_controller.h"
 
 #include "app/export/lesson_export.h"
+#include "app/studio/exercise_panel.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/lesson_caption.h"
+#include "app/studio/lesson_capture.h"
 #include "app/studio/lesson_gif_dialog.h"
 #include "app/studio/player.h"
 #include "app/studio/player_keys.h"
@@ -40,6 +42,7 @@ LessonController::LessonController(Session &session, QWidget *window, QMenu *fil
     : QObject(window), session_(session), window_(window) {
     caption_ = new LessonCaption(window);
     caption_->hide();
+    exercise_ = new ExercisePanel(session, window);
     curveHolder_ = new QWidget(window);
     curveHolder_->setObjectName(QStringLiteral("lessonCurve"));
     auto *holderLayout = new QVBoxLayout(curveHolder_);
@@ -102,8 +105,12 @@ void LessonController::takeKeys(const Controls &controls) {
                           {QKeySequence(Qt::Key_B), QKeySequence(Qt::Key_Period)}, &LessonController::toggleBlank);
     escapeAction_ = action(tr("Leave presentation mode"), QStringLiteral("leavePresentation"),
                            {QKeySequence(Qt::Key_Escape)}, &LessonController::leavePresentation);
+    menu->addSeparator();
+    checkAction_ = action(tr("Check the exercise's answer"), QStringLiteral("checkExercise"),
+                          {QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Enter)},
+                          [this] { exercise_->check(); });
     QList<QAction *> all = navigation_;
-    all << blankAction_ << escapeAction_;
+    all << blankAction_ << escapeAction_ << checkAction_;
     controls.keys->addActions(all);
     // The player's actions on the same keys rest while a lesson is open.
     for (QAction *p : controls.playerActions)
@@ -155,6 +162,7 @@ void LessonController::close() {
     file_.clear();
     stopTimes_.clear();
     caption_->hide();
+    exercise_->setExercise(std::nullopt, nullptr);
     showStage(false);
     blank_->setBlank(false);
     updateActions();
@@ -196,21 +204,12 @@ void LessonController::showChapter(int index, bool atEnd) {
     // so each is planned once. A curve chapter keeps one pane behind the
     // curve, so the window stays whole when the lesson is closed there.
     loading_ = true;
-    Scenario scenario;
-    scenario.id = QStringLiteral("lesson");
-    scenario.title = qs(chapter.title);
-    scenario.layers = chapter.model->layers();
-    session_.loadScenario(scenario);
-    if (!chapter.modelName.empty())
-        session_.setModel(chapter.model, qs(chapter.modelName));
-    session_.setSyncByTime(chapter.syncByCost);
+    showChapterInSession(session_, chapter);
     if (controls_.stackByKind)
         controls_.stackByKind->setChecked(chapter.stackByKind);
-    if (chapter.panes.empty())
-        session_.addPane(PaneConfig{});
-    for (const lesson::Pane &pane : chapter.panes)
-        session_.addPane(PaneConfig{pane.strategy, pane.params});
     loading_ = false;
+    exercise_->setExercise(chapter.exercise, chapter.model);
+    updateActions();
     refreshStops();
     emit chapterShown(index);
 }
@@ -384,6 +383,8 @@ void LessonController::updateActions() {
     blankAction_->setEnabled(open || presenting() || isBlank());
     escapeAction_->setEnabled(presenting() || isBlank() || window_->isFullScreen());
     closeAction_->setEnabled(open);
+    if (checkAction_)
+        checkAction_->setEnabled(open && exercise_->hasExercise());
     if (exportAction_)
         exportAction_->setEnabled(open);
 }

@@ -24,6 +24,7 @@ class QWidget;
 
 namespace remat::studio {
 
+class ExercisePanel;
 class FrontierPanel;
 class LessonCaption;
 class LessonGifDialog;
@@ -72,6 +73,8 @@ public:
     // Placed by the window: the chapter's words above the legend, and the
     // curve chapter's page beside the panes (shown instead of them, see stageChanged).
     LessonCaption *caption() const { return caption_; }
+    // Under the caption: the chapter's exercise, hidden without one.
+    ExercisePanel *exercise() const { return exercise_; }
     QWidget *curveHolder() const { return curveHolder_; }
     FrontierPanel *curve() const; // the trade-off curve chapter's, else null
     // File > Export lesson as GIFs…: opens the export dialog for the open
@@ -121,6 +124,8 @@ private:
     bool holding_ = false;    // pausing at a stop: its own seek is no news
     bool loading_ = false;    // adding the chapter's panes: stops wait for all of them
     LessonCaption *caption_ = nullptr;
+    ExercisePanel *exercise_ = nullptr;
+    QAction *checkAction_ = nullptr; // Enter: the exercise's Check
     QWidget *curveHolder_ = nullptr;
     QPointer<FrontierPanel> curve_;
     ScreenBlank *blank_ = nullptr;

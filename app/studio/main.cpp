@@ -1,6 +1,7 @@
 // remat-studio: animates gradient-checkpointing schedules and compares
 // strategies side by side.
 #include "app/export/headless_export.h"
+#include "app/lesson/headless_grade.h"
 #include "app/studio/lesson_controller.h"
 #include "app/studio/main_window.h"
 
@@ -12,6 +13,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <iostream>
 
 namespace {
 
@@ -60,7 +62,9 @@ int checkDisplay(int argc, char *argv[]) {
 } // namespace
 
 int main(int argc, char *argv[]) {
-    // Headless exports (docs/export.md) run before any window exists.
+    // Grading an exercise (docs/lessons.md) and headless exports (docs/export.md) run before any window exists.
+    if (const std::vector<std::string> args(argv, argv + argc); remat::lesson::wantsGrade(args))
+        return remat::lesson::runGrade(args, std::cout, std::cerr);
     if (const QStringList args = remat::exporting::argumentList(argc, argv);
         remat::exporting::wantsHeadlessExport(args))
         return remat::exporting::runHeadlessExport(args);
@@ -104,7 +108,15 @@ int main(int argc, char *argv[]) {
                                     QStringLiteral("file"));
     const QCommandLineOption chapter(QStringLiteral("chapter"), QStringLiteral("With --lesson: start at chapter N."),
                                      QStringLiteral("N"), QStringLiteral("1"));
-    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation, lesson, chapter});
+    // Read by remat::lesson::runGrade before the window; listed here for --help.
+    const QCommandLineOption answer(QStringLiteral("answer"),
+                                    QStringLiteral("With --lesson, --chapter and --grade: the forward nodes kept, "
+                                                   "e.g. 4,10,13 (\"\" keeps none)."),
+                                    QStringLiteral("list"));
+    const QCommandLineOption grade(QStringLiteral("grade"),
+                                   QStringLiteral("Print the verdict of --answer for the chapter's exercise and quit: "
+                                                  "exit 0 when it fits, 1 when over the budget, 2 for a bad answer."));
+    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation, lesson, chapter, answer, grade});
     parser.addPositionalArgument(
         QStringLiteral("file"),
         QStringLiteral("A model file to open, as File > Open model does (docs/model-format.md)."),
@@ -135,6 +147,8 @@ int main(int argc, char *argv[]) {
     const int chapterValue = parser.value(chapter).toInt(&ok);
     if (!ok || chapterValue < 1)
         return fail(QStringLiteral("--chapter must be a chapter number from 1, got '%1'").arg(parser.value(chapter)));
+    if (parser.isSet(answer))
+        return fail(QStringLiteral("--answer needs --grade (and --lesson FILE --chapter N)"));
     if (parser.isSet(chapter) && !parser.isSet(lesson))
         return fail(QStringLiteral("--chapter needs --lesson FILE"));
     const double atValue = parser.value(at).toDouble(&ok);
@@ -175,6 +189,7 @@ int main(int argc, char *argv[]) {
         if (parser.isSet(screenshot)) {
             if (const QString error = window.session().openModelFile(modelFile); !error.isEmpty())
                 return fail(error);
+            window.session().useStarterPanes();
         } else {
             window.openModelFile(modelFile);
         }

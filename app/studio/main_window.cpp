@@ -1,5 +1,6 @@
 #include "app/studio/main_window.h"
 
+#include "app/studio/exercise_panel.h"
 #include "app/studio/legend_widget.h"
 #include "app/studio/lesson_caption.h"
 #include "app/studio/lesson_controller.h"
@@ -80,6 +81,7 @@ MainWindow::MainWindow(const Options &options, QWidget *parent) : QMainWindow(pa
     buildMenus();
     // The lesson's caption above the legend; its curve page above the player bar, shown instead of the panes.
     centralLayout->insertWidget(0, lesson_->caption());
+    centralLayout->insertWidget(1, lesson_->exercise());
     centralLayout->insertWidget(centralLayout->count() - 1, lesson_->curveHolder(), 1);
     connect(lesson_, &LessonController::stageChanged, this, [this, splitter](bool curve) {
         splitter->setVisible(!curve);

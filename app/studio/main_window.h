@@ -26,6 +26,7 @@ namespace remat::studio {
 
 class LegendWidget;
 class LessonController;
+class LessonEditor;
 class MemoryChartView;
 class PaneWidget;
 class PlayerBar;
@@ -54,6 +55,7 @@ public:
     MemoryChartView *chart() const { return chart_; }
     // The open lesson and its clicker keys (app/studio/lesson_controller.h).
     LessonController *lesson() const { return lesson_; }
+    LessonEditor *lessonEditor() const { return lessonEditor_; }
     // The session's model, as the import dialog's tests read it.
     const QString &modelName() const { return session_->modelName(); }
     const QString &modelFile() const { return session_->modelFile(); }
@@ -131,6 +133,7 @@ private:
     QAction *presentationAction_ = nullptr;
     QAction *fullScreenAction_ = nullptr;
     LessonController *lesson_ = nullptr;
+    LessonEditor *lessonEditor_ = nullptr;
     QPalette systemPalette_;
     QString systemStyle_;
 };

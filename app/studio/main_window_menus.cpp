@@ -4,6 +4,7 @@
 #include "app/studio/export_dialog.h"
 #include "app/studio/frontier_view.h"
 #include "app/studio/lesson_controller.h"
+#include "app/studio/lesson_editor.h"
 #include "app/studio/link_dialog.h"
 #include "app/studio/main_window.h"
 #include "app/studio/measure_dialog.h"
@@ -81,6 +82,8 @@ void MainWindow::buildMenus() {
     // A clicker's keys in a lesson, B and Escape; the Lesson menu before Help.
     lesson_->takeKeys({playerActions, keys, presentationAction_, fullScreenAction_, chart_->stackByKindAction()});
     menuBar()->insertMenu(menuBar()->actions().constLast(), lesson_->menu());
+    // Writing lessons, in the same menu: the lesson being written lives in the session.
+    lessonEditor_ = new LessonEditor(*session_, this, lesson_->menu(), chart_->stackByKindAction());
 }
 
 void MainWindow::buildPanesMenu() {

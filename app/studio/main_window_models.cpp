@@ -28,9 +28,12 @@ void MainWindow::showMessageBox(const QString &title, const QString &text, bool 
 
 bool MainWindow::openModelFile(const QString &path) {
     const QString error = session_->openModelFile(path);
-    if (!error.isEmpty())
+    if (!error.isEmpty()) {
         showMessageBox(tr("Cannot open the model"), error, true);
-    return error.isEmpty();
+        return false;
+    }
+    session_->useStarterPanes();
+    return true;
 }
 
 bool MainWindow::planForBudget(const QString &text) {

@@ -24,6 +24,7 @@
 
 namespace remat::studio {
 
+class LessonDocument;
 class Player;
 
 class Session : public QObject {
@@ -50,6 +51,10 @@ public:
     void loadScenario(const Scenario &scenario);
     // All or nothing: "" when it loaded, else the reason (the model stays).
     QString openModelFile(const QString &path);
+    // Replaces the panes with the ones an op-level or graph model opens with
+    // (starter_panes.h); chains keep theirs. File > Open and the command line
+    // call it after openModelFile; a restored session does not.
+    void useStarterPanes();
     // Every pane shows `model` (named `name`, "" for a uniform chain); panes
     // whose strategy plans only chains switch to one that plans graphs.
     void setModel(std::shared_ptr<const Model> model, const QString &name);
@@ -118,6 +123,14 @@ public:
     // Stops the background work: planners at their next check, a running
     // simulation by dropping its result; the waiting panes say so.
     void cancelSimulation();
+    // The lesson being written (Lesson > New lesson, lesson_document.h), null
+    // without one. A new or opened one replaces it (its unsaved edits go:
+    // the editor asks first).
+    LessonDocument *lessonDocument() const { return lessonDocument_; }
+    LessonDocument *newLessonDocument(const QString &title);
+    QString openLessonDocument(const QString &path); // "" when it loaded, else why not
+    void closeLessonDocument();
+
     // A line for the status bar from anyone working on the session.
     void say(const QString &text, int timeoutMs = 10000) { emit message(text, timeoutMs); }
 
@@ -138,6 +151,7 @@ signals:
     void simulationFinished();
     void message(const QString &text, int timeoutMs);
     void openedBlockChanged(int block);
+    void lessonDocumentChanged(); // another lesson is written, or none
     // Another pane is current, or the current one moved to `index` (a pane before it went).
     void currentPaneChanged(int index);
 
@@ -192,6 +206,7 @@ private:
     int nextId_ = 1;
     int openedBlock_ = -1;
     int currentPane_ = -1;
+    LessonDocument *lessonDocument_ = nullptr; // a child
 
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_;                   // waiting for the running background job

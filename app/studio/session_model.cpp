@@ -4,6 +4,7 @@
 // picked without one.
 #include "app/studio/player.h"
 #include "app/studio/session.h"
+#include "app/studio/starter_panes.h"
 #include "core/errors.h"
 #include "core/model_io.h"
 #include "core/op_plan.h"
@@ -65,6 +66,24 @@ QString Session::openModelFile(const QString &path) {
             .arg(model_->isChain() ? QString() : tr(", with skip connections")),
         8000);
     return {};
+}
+
+void Session::useStarterPanes() {
+    std::vector<PaneConfig> configs;
+    try {
+        configs = starterPanes(*model_);
+    } catch (const std::exception &e) {
+        say(tr("Keeping the panes: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (configs.empty())
+        return;
+    while (paneCount() > 1)
+        removePane(paneCount() - 1);
+    setPaneConfig(0, configs.front());
+    for (std::size_t k = 1; k < configs.size(); ++k)
+        addPane(configs[k]);
+    setCurrentPane(paneCount() - 1);
 }
 
 void Session::setModel(std::shared_ptr<const Model> model, const QString &name) {
@@ -130,6 +149,11 @@ QString Session::planForBudget(const QString &text) {
                                           QRegularExpression::CaseInsensitiveOption);
     try {
         if (const QRegularExpressionMatch m = nodes.match(t); m.hasMatch()) {
+            // A bare number on a model whose sizes are bytes is ambiguous: say both readings.
+            if (m.captured(2).isEmpty() && !model_->sizesInNodes())
+                return tr("%1 is a bare number, and this model's sizes are bytes: write \"%1 B\" or \"%2\", or "
+                          "\"%1 nodes\" to count nodes.")
+                    .arg(t, QString::fromStdString(formatBytes(m.captured(1).toLongLong())));
             bool ok = false;
             const qlonglong count = m.captured(1).toLongLong(&ok);
             if (!ok || count < 1)

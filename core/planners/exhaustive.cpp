@@ -12,10 +12,21 @@ namespace remat::planners {
 namespace {
 
 struct State {
-    std::uint32_t resident;  // bit x: node x resident
+    std::uint32_t resident;  // bit x: node x resident (2 * 12 nodes at most)
     std::uint32_t done;      // bit i: b_i computed
     std::uint32_t saved = 0; // bit i: the internals s_i of layer F_i held
-    std::uint64_t key() const { return (std::uint64_t{saved} << 48) | (std::uint64_t{done} << 32) | resident; }
+    // ScheduleClass::StoreAllOrderStages: the position of the next node to
+    // compute for the first time, and of the last one computed since.
+    std::uint32_t frontier = 0, last = 0;
+    std::uint64_t key() const {
+        return std::uint64_t{resident} | std::uint64_t{done} << 24 | std::uint64_t{saved} << 36 |
+               std::uint64_t{frontier} << 48 | std::uint64_t{last} << 54;
+    }
+    static State of(std::uint64_t key) {
+        return {static_cast<std::uint32_t>(key & 0xffffffu), static_cast<std::uint32_t>(key >> 24 & 0xfffu),
+                static_cast<std::uint32_t>(key >> 36 & 0xfffu), static_cast<std::uint32_t>(key >> 48 & 0x3fu),
+                static_cast<std::uint32_t>(key >> 54 & 0x3fu)};
+    }
 };
 
 struct Visit {
@@ -26,7 +37,8 @@ struct Visit {
 
 } // namespace
 
-std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_t budget, Measure measure) {
+std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_t budget, Measure measure,
+                                                 ScheduleClass scheduleClass) {
     const int f = model.forwardCount();
     if (f > kMaxExhaustiveForwardNodes)
         throw LimitExceeded("exhaustive search takes models of up to " + std::to_string(kMaxExhaustiveForwardNodes) +
@@ -63,7 +75,27 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
             }
         return h;
     };
-    const State start{1u << model.inputNode(), 0};
+    const bool staged = scheduleClass == ScheduleClass::StoreAllOrderStages;
+    // Positions in store-all's order: a_0..a_n, then b_n..b_0.
+    auto position = [&](NodeId id) {
+        return static_cast<std::uint32_t>(model.isBackward(id) ? 2 * f - 1 - model.indexOf(id) : model.indexOf(id));
+    };
+    // Whether the class allows computing `id` now, and the stage fields after it.
+    auto stagedMove = [&](const State &s, NodeId id, State &next) {
+        if (!staged)
+            return true;
+        const std::uint32_t p = position(id);
+        if (p == s.frontier) {
+            next.frontier = s.frontier + 1;
+            next.last = 0;
+            return true;
+        }
+        if (model.isBackward(id) || p > s.frontier || p <= s.last || (s.resident >> id & 1u))
+            return false;
+        next.last = p;
+        return true;
+    };
+    const State start{1u << model.inputNode(), 0, 0, staged ? 1u : 0u, 0};
     if (weight(model.inputNode()) > budget)
         return std::nullopt;
     std::unordered_map<std::uint64_t, Visit> best;
@@ -76,8 +108,7 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     while (!frontier.empty()) {
         const std::uint64_t key = frontier.top().second;
         frontier.pop();
-        const State s{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32 & 0xffffu),
-                      static_cast<std::uint32_t>(key >> 48)};
+        const State s = State::of(key);
         const double cost = best[key].cost;
         if (closed.count(key))
             continue;
@@ -103,22 +134,31 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
         for (int i = 1; i < f; ++i) {
             const std::uint32_t bit = 1u << i;
             if (s.saved & bit) {
-                relax({s.resident, s.done, s.saved & ~bit}, cost, Op::freeSaved(model.forwardNode(i)));
+                State next = s;
+                next.saved &= ~bit;
+                relax(next, cost, Op::freeSaved(model.forwardNode(i)));
                 continue;
             }
             // A recording run of F_i, also while a_i is resident (re-run only to record).
             const NodeId a = model.forwardNode(i);
+            State next = s;
+            next.resident |= 1u << a;
+            next.saved |= bit;
             if (savedWeight(i) > 0 && (s.resident & readMask[a]) == readMask[a] &&
-                resident + ((s.resident >> a & 1u) ? 0 : weight(a)) + savedWeight(i) + workspace(a) <= budget)
-                relax({s.resident | 1u << a, s.done, s.saved | bit}, cost + model.cost(a), Op::record(a));
+                resident + ((s.resident >> a & 1u) ? 0 : weight(a)) + savedWeight(i) + workspace(a) <= budget &&
+                stagedMove(s, a, next))
+                relax(next, cost + model.cost(a), Op::record(a));
         }
         for (int x = 0; x < nodes; ++x) {
             const NodeId id = static_cast<NodeId>(x);
             const std::uint32_t bit = 1u << x;
             if (s.resident & bit) {
                 // Free anything but the pinned a_0 and b_0.
-                if (id != model.inputNode() && id != inputGradient)
-                    relax({s.resident & ~bit, s.done, s.saved}, cost, Op::free(id));
+                if (id != model.inputNode() && id != inputGradient) {
+                    State next = s;
+                    next.resident &= ~bit;
+                    relax(next, cost, Op::free(id));
+                }
                 continue;
             }
             if (id == model.inputNode())
@@ -130,10 +170,12 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
                 continue;
             if (resident + weight(id) + workspace(id) > budget)
                 continue;
-            State next{s.resident | bit, s.done, s.saved};
+            State next = s;
+            next.resident |= bit;
             if (backward)
                 next.done |= 1u << model.indexOf(id);
-            relax(next, cost + model.cost(id), Op::compute(id));
+            if (stagedMove(s, id, next))
+                relax(next, cost + model.cost(id), Op::compute(id));
         }
     }
     if (!goal)

@@ -25,9 +25,19 @@ struct ExhaustiveResult {
     Schedule schedule; // a cheapest schedule, frees included
 };
 
+// Which schedules are searched.
+enum class ScheduleClass {
+    All,
+    // The exact graph planner's class (graph_milp.h): nodes first computed in
+    // store-all's order, and between two first computations forward nodes
+    // recomputed in increasing order, none while it is resident.
+    StoreAllOrderStages,
+};
+
 // The cheapest schedule whose peak stays within `budget`, or nothing when no
 // schedule fits. Throws LimitExceeded for models over the size limit.
 std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_t budget,
-                                                 Measure measure = Measure::Bytes);
+                                                 Measure measure = Measure::Bytes,
+                                                 ScheduleClass scheduleClass = ScheduleClass::All);
 
 } // namespace remat::planners

@@ -6,7 +6,9 @@
 // labelled heuristic (core/planners/dag_budget.h).
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
-#include "core/planners/dag_budget.h"
+#include "core/planners/graph_exact.h"
+#include "core/planners/graph_milp.h"
+#include "core/units.h"
 #include "core/schedule_builder.h"
 #include "core/strategies/builtin.h"
 
@@ -14,15 +16,34 @@ namespace remat {
 
 namespace {
 
+std::string amountText(const planners::ChainBudget &budget) {
+    return budget.unit == planners::BudgetUnit::Nodes ? std::to_string(budget.amount) + " nodes"
+                                                      : formatBytes(budget.amount);
+}
+
+// What the plan is and what was proven of it, for tables and the studio.
+std::string graphDescription(const planners::ChainBudget &budget, const planners::GraphExactPlan &plan) {
+    if (plan.storeAll)
+        return "budget " + amountText(budget) + ": store-all fits, the least compute (every node once)";
+    if (plan.columns == 0)
+        return "budget " + amountText(budget) + ": " + plan.source + "'s plan, the cheapest known; no bound proven (the "
+               "MILP takes graphs of up to " + std::to_string(planners::kMaxGraphMilpLayers) + " layers)";
+    std::string text = "budget " + amountText(budget) + ", graph MILP: " + plan.proof();
+    if (plan.source != "solver")
+        text += "; the plan is " + plan.source + "'s";
+    return text + " (" + std::to_string(plan.nodes) + " branch-and-bound nodes)";
+}
+
 class BudgetStrategy final : public Strategy {
 public:
     std::string_view name() const override { return "budget"; }
     std::string_view summary() const override {
         return "the least compute within a memory budget (--budget 2GiB or --budget 12 nodes, or --slots C): "
-               "exact on short chains, best keep-until-gradient plan on long ones, a heuristic on graphs";
+               "exact on short chains, best keep-until-gradient plan on long ones, on graphs a MILP that proves "
+               "its gap";
     }
     std::string_view memoryClass() const override { return "<= budget"; }
-    std::string_view computeClass() const override { return "least for the budget"; }
+    std::string_view computeClass() const override { return "least, or a proven gap"; }
     bool runsWithDefaults() const override { return false; }
     bool worksOnGraphs() const override { return true; }
 
@@ -34,7 +55,7 @@ public:
     }
 
 protected:
-    void validate(const Model &, const StrategyParams &params) const override {
+    void validate(const Model &model, const StrategyParams &params) const override {
         rejectUnused(params, false, false, true, true);
         const int given =
             (params.budgetBytes ? 1 : 0) + (params.budgetNodes ? 1 : 0) + (params.checkpointSlots ? 1 : 0);
@@ -43,6 +64,9 @@ protected:
                                   "--slots C");
         if (given > 1)
             throw InvalidArgument("budget takes one of --budget in bytes, --budget in nodes or --slots, not several");
+        if (params.effort && model.isChain())
+            throw InvalidArgument("--effort applies to graphs; a chain is planned by dynamic programming, which "
+                                  "needs no bound on its work");
         if (params.checkpointSlots && *params.checkpointSlots < 1)
             throw InvalidArgument("--slots must be at least 1 (a_0 always takes one slot), got " +
                                   std::to_string(*params.checkpointSlots));
@@ -70,9 +94,13 @@ protected:
             s.ops = plan.computes.empty() ? insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints))
                                           : insertFrees(model, plan.computes);
         } else {
-            planners::DagPlan plan = planners::planDagBudget(model, budget.unit, budget.amount, callbacks);
-            s.description = std::move(plan.description);
-            s.ops = insertFrees(model, plan.order, lastCheckpoint(plan.checkpoints));
+            planners::GraphExactOptions options;
+            options.callbacks = callbacks;
+            if (params.effort)
+                options.effort = *params.effort;
+            const planners::GraphExactPlan plan = planners::planGraphExact(model, budget.unit, budget.amount, options);
+            s.description = graphDescription(budget, plan);
+            s.ops = insertFrees(model, plan.computes);
         }
         // Ring and list only what the plan keeps from the forward pass into the
         // backward pass, not every node it stores at some point.

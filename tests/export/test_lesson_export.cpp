@@ -149,6 +149,32 @@ private slots:
         }
     }
 
+    // An exercise chapter is exported as its question: the prompt and budget
+    // on its card under the caption; the answer is the chapter after it.
+    void anExerciseChapterIsExportedAsItsQuestion() {
+        QTemporaryDir dir;
+        const QString lessonFile =
+            qEnvironmentVariable("REMAT_SOURCE_DIR") + "/resources/lessons/checkpoint-exercises.json";
+        const auto run = studio({"--lesson", lessonFile, "--export-gif", dir.path(), "--width", "640", "--title-frame",
+                                 "3000", "--max-frames", "20"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const lesson::Lesson lesson = lesson::loadLessonFile(lessonFile.toStdString());
+        const QStringList files = QDir(dir.path()).entryList({"*.gif"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), static_cast<int>(lesson.chapters.size()));
+        for (int c = 0; c < files.size(); ++c) {
+            const lesson::Chapter &chapter = lesson.chapters[static_cast<std::size_t>(c)];
+            const QString description = exporting::chapterDescription(chapter);
+            QCOMPARE(description.contains(QString::fromStdString(chapter.exercise ? chapter.exercise->prompt : "\x01")),
+                     chapter.exercise.has_value());
+            exporting::TitleCard card;
+            card.title = QString::fromStdString(chapter.title);
+            card.description = description;
+            const double found = textFound(decodeGif(QDir(dir.path()).filePath(files[c])).frames.front(), card,
+                                           render::Palette::light());
+            QVERIFY2(found >= 0.9, qPrintable(QStringLiteral("chapter %1: %2 of the card's ink").arg(c + 1).arg(found)));
+        }
+    }
+
     void badLessonsAndOptionsExit2AndWriteNothing_data() {
         QTest::addColumn<QString>("lessonText"); // "" for the built-in lesson
         QTest::addColumn<QStringList>("options");

@@ -10,6 +10,7 @@
 #include "core/frontier.h"
 #include "core/simulator.h"
 #include "core/strategy_registry.h"
+#include "core/units.h"
 
 #include <QDir>
 #include <QFile>
@@ -171,6 +172,27 @@ private slots:
         QTest::newRow("no time to play") << chapter(R"("seconds": 0, "panes": [{"strategy": "store-all"}])")
                                          << "/chapters/0/seconds: expected a number above 0";
         QTest::newRow("too deep") << QString(40, '[') << "line 1, column 17: nested more than 16 levels deep";
+        const QString student = R"("panes": [{"strategy": "checkpoints", "checkpoints": []}])";
+        QTest::newRow("exercise no set fits")
+            << chapter(R"("layers": 8, )" + student.toStdString() + R"(, "exercise": {"budget": "5 nodes", "prompt": "P"})")
+            << "/chapters/0/exercise/budget: no set of kept nodes fits a budget of 5 nodes; the smallest budget a "
+               "set fits is 6 nodes";
+        QTest::newRow("exercise without the student's pane")
+            << chapter(R"("layers": 8, "panes": [{"strategy": "store-all"}], "exercise": {"budget": 7, "prompt": "P"})")
+            << "/chapters/0/exercise: an exercise chapter's pane 1 is the student's";
+        QTest::newRow("exercise without a prompt")
+            << chapter(R"("layers": 8, )" + student.toStdString() + R"(, "exercise": {"budget": "7 nodes"})")
+            << "/chapters/0/exercise: missing \"prompt\"";
+        QTest::newRow("exercise with a bad budget")
+            << chapter(R"("layers": 8, )" + student.toStdString() + R"(, "exercise": {"budget": "lots", "prompt": "P"})")
+            << "/chapters/0/exercise/budget: expected a budget such as \"12 nodes\"";
+        QTest::newRow("exercise on saved internals")
+            << chapter(R"("model": "gpt2-small.json", )" + student.toStdString() +
+                       R"(, "exercise": {"budget": "2 GiB", "prompt": "P"})")
+            << "/chapters/0/exercise/budget: exercises are graded on chains whose layers save no internals";
+        QTest::newRow("exercise on a curve")
+            << chapter(R"("show": "trade-off-curve", "exercise": {"budget": 7, "prompt": "P"})")
+            << "/chapters/0/exercise: a \"trade-off-curve\" chapter";
     }
 
     void badLessonsAreRefusedWithThePlace() {
@@ -348,6 +370,51 @@ private slots:
                                         .arg(stop.pane + 1)));
             }
         }
+    }
+
+    // The shipped exercises: three, each harder than the last (more layers,
+    // then uneven ones), each followed by an answer chapter that keeps the
+    // best set; the captions' numbers are the simulator's.
+    void theExerciseLessonTellsTheTruth() {
+        const Lesson lesson =
+            loadLessonFile((sourceDir() + "/resources/lessons/checkpoint-exercises.json").toStdString());
+        std::vector<std::size_t> exercises;
+        for (std::size_t c = 0; c < lesson.chapters.size(); ++c)
+            if (lesson.chapters[c].exercise)
+                exercises.push_back(c);
+        QCOMPARE(exercises.size(), std::size_t{3});
+        int layers = 0;
+        for (std::size_t c : exercises) {
+            const Chapter &question = lesson.chapters[c];
+            QVERIFY(question.model->layers() > layers);
+            layers = question.model->layers();
+            const ExerciseBudget &budget = question.exercise->budget;
+            // The question starts over the budget: there is something to do.
+            const ExerciseGrade start = gradeExercise(*question.model, budget, *question.panes[0].params.checkpoints);
+            QCOMPARE(start.verdict, Verdict::OverBudget);
+            // The answer chapter keeps the best set, beside the budget planner at the same budget.
+            QVERIFY(c + 1 < lesson.chapters.size());
+            const Chapter &answer = lesson.chapters[c + 1];
+            QVERIFY2(answer.title.rfind("Answer", 0) == 0, answer.title.c_str());
+            QCOMPARE(answer.model->layers(), question.model->layers());
+            QCOMPARE(answer.panes.at(0).strategy, std::string("checkpoints"));
+            const ExerciseGrade best = gradeExercise(*question.model, budget, *answer.panes[0].params.checkpoints);
+            QCOMPARE(best.verdict, Verdict::Best);
+            QCOMPARE(answer.panes.at(1).strategy, std::string("budget"));
+            QCOMPARE(peakIn(replayOf(answer, 1).summary, budget.unit) <= budget.amount, true);
+        }
+        // The last one's layers are uneven.
+        const Model &vgg = *lesson.chapters[exercises.back()].model;
+        QVERIFY(vgg.bytes(vgg.forwardNode(1)) > 16 * vgg.bytes(vgg.forwardNode(vgg.layers() - 4)));
+        // Exercise 1: keeping nothing peaks at 10 nodes; exercise 2: every 4th node peaks one over the budget.
+        QCOMPARE(replayOf(lesson.chapters[exercises[0]], 0).summary.peakNodes, std::int64_t{10});
+        const Chapter &second = lesson.chapters[exercises[1]];
+        QCOMPARE(second.panes.at(1).strategy, std::string("periodic"));
+        QCOMPARE(replayOf(second, 1).summary.peakNodes, second.exercise->budget.amount + 1);
+        // Exercise 3: store-all peaks at 1.83 GiB, over the budget.
+        const Chapter &third = lesson.chapters[exercises[2]];
+        QCOMPARE(third.panes.at(1).strategy, std::string("store-all"));
+        QCOMPARE(QString::fromStdString(formatBytes(replayOf(third, 1).summary.peakBytes)), QString("1.83 GiB"));
     }
 };
 

@@ -38,8 +38,8 @@ private slots:
                                << "1.2GiB";
         QTest::newRow("gpt2") << "gpt2-small.json"
                               << "4GiB";
-        QTest::newRow("mlp nodes") << "mlp-uniform.json"
-                                   << "7";
+        QTest::newRow("mlp") << "mlp-uniform.json"
+                             << "40MiB";
         QTest::newRow("resnet") << "resnet18-batch32.json"
                                 << "500MiB"; // above the 386 MiB least peak (batch norm keeps its input)
         QTest::newRow("unet") << "unet-batch8.json"
@@ -60,6 +60,25 @@ private slots:
             QVERIFY(plan["peak_nodes"].toInt() <= b["nodes"].toInt());
         QVERIFY(plan["cost"].toDouble() >= doc["store_all"].toObject()["cost"].toDouble());
         QCOMPARE(plan["checkpoints"].toArray().size(), plan["checkpoint_names"].toArray().size());
+    }
+
+    // On a graph the plan says what was proven of it, and a larger effort
+    // never gives a dearer plan.
+    void graphPlansStateTheirProof() {
+        const QStringList base{"plan", "--model", example("unet-batch8.json"), "--budget", "1GiB", "--json"};
+        const Result quick = remat::test::runRemat(base + QStringList{"--effort", "0"});
+        const Result more = remat::test::runRemat(base + QStringList{"--effort", "30"});
+        QCOMPARE(quick.exitCode, 0);
+        QCOMPARE(more.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(quick.out).object()["plan"].toObject();
+        const QJsonObject b = QJsonDocument::fromJson(more.out).object()["plan"].toObject();
+        for (const QJsonObject &p : {a, b}) {
+            const QString d = p["description"].toString();
+            QVERIFY2(d.contains("graph MILP: optimal (gap 0)") || d.contains("% of the least (proven bound)"),
+                     qPrintable(d));
+            QVERIFY(p["peak_bytes"].toDouble() <= 1024.0 * 1024 * 1024);
+        }
+        QVERIFY(b["cost"].toDouble() <= a["cost"].toDouble() + 1e-9);
     }
 
     // remat plan --frontier: the curve falls as memory grows, ends at
@@ -138,6 +157,18 @@ private slots:
         QTest::newRow("plan csv without frontier")
             << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "7", "--csv"}
             << "CSV with --frontier only";
+        QTest::newRow("bare number on a sized model")
+            << QStringList{"plan", "--model", example("resnet18-batch32.json"), "--budget", "5000000"}
+            << "--budget 5000000 is a bare number, and this model's sizes are bytes: write 5000000B or 4.77 MiB";
+        QTest::newRow("effort on a chain")
+            << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "40MiB", "--effort", "5"}
+            << "this model is a chain, planned exactly by dynamic programming";
+        QTest::newRow("bad effort")
+            << QStringList{"plan", "--model", example("unet-batch8.json"), "--budget", "1GiB", "--effort", "-3"}
+            << "--effort must be a whole number of branch-and-bound nodes from 0 to 100000000";
+        QTest::newRow("below every graph plan")
+            << QStringList{"plan", "--model", example("resnet18-batch32.json"), "--budget", "100MiB"}
+            << "is below every plan the graph planner finds; the least peak of a plan is";
         QTest::newRow("missing file") << QStringList{"plan", "--model", "/nonexistent.json", "--budget", "1GiB"}
                                       << "/nonexistent.json: cannot read";
     }

@@ -50,7 +50,8 @@ private slots:
         const Run run = studio({QStringLiteral("--help")});
         QCOMPARE(run.exitCode, 0);
         for (const char *option : {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv",
-                                   "--export-json", "--screenshot", "--presentation", "file", "--lesson", "--chapter"})
+                                   "--export-json", "--screenshot", "--presentation", "file", "--lesson", "--chapter",
+                                   "--answer", "--grade"})
             QVERIFY2(run.out.contains(QLatin1String(option)), option);
     }
 

@@ -265,6 +265,52 @@ private slots:
         QCOMPARE(session.model()->layers(), 12);
     }
 
+    // Opened from File > Open or the command line, a graph or op-level model
+    // gets panes that mean something for it, not the chain trio.
+    void opLevelAndGraphModelsOpenWithTheirOwnPanes_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("strategies");
+        QTest::newRow("graph") << "unet-batch8.json" << QStringList{"store-all", "budget", "dtr"};
+        QTest::newRow("op level") << "gpt2-2layers-seq1024-ops.json"
+                                  << QStringList{"store-all", "per-block", "save-matmuls", "op-budget"};
+    }
+    void opLevelAndGraphModelsOpenWithTheirOwnPanes() {
+        QFETCH(QString, file);
+        QFETCH(QStringList, strategies);
+        Player player;
+        Session session(player);
+        session.loadScenario(builtinScenarios().front());
+        QCOMPARE(session.openModelFile(example(file)), QString());
+        session.useStarterPanes();
+        QCOMPARE(session.paneCount(), int(strategies.size()));
+        for (int i = 0; i < session.paneCount(); ++i)
+            QCOMPARE(QString::fromStdString(session.paneConfig(i).strategy), strategies[i]);
+        QTRY_VERIFY_WITH_TIMEOUT(allRunsThere(session), 60000);
+        const int planned = strategies.indexOf(file.contains("ops") ? "op-budget" : "budget");
+        const std::int64_t budget = *session.paneConfig(planned).params.budgetBytes;
+        const std::int64_t storeAll = session.run(0)->summary.peakBytes;
+        // Halfway between the cheap end (per-block, recompute-all) and store-all's peak.
+        QVERIFY(budget < storeAll);
+        QVERIFY(session.run(planned)->summary.peakBytes <= budget);
+        if (!file.contains("ops")) {
+            QCOMPARE(*session.paneConfig(2).params.budgetBytes, budget);
+            QVERIFY(session.run(2)->summary.peakBytes <= budget);
+            // The planner starts from dtr's schedule: it never costs more.
+            QVERIFY(session.run(planned)->summary.cost <= session.run(2)->summary.cost);
+        }
+        for (int i = 0; i < session.paneCount(); ++i)
+            checkRunIsTheSimulators(session, i);
+        // A bare number is refused on a model whose sizes are bytes, naming both readings.
+        const QString refused = session.planForBudget(QStringLiteral("5000000"));
+        QVERIFY2(refused.contains("bare number") && refused.contains("5000000 B") && refused.contains("4.77 MiB"),
+                 qPrintable(refused));
+        // A chain keeps its panes.
+        const int before = session.paneCount();
+        session.setLayers(12);
+        session.useStarterPanes();
+        QCOMPARE(session.paneCount(), before);
+    }
+
     void anOpLevelPlanKeepsWhatTheSimulatorHolds() {
         Player player;
         Session session(player);

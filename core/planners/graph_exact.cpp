@@ -1,0 +1,234 @@
+#include "core/planners/graph_exact.h"
+
+#include "core/errors.h"
+#include "core/planners/dag_budget.h"
+#include "core/planners/dag_plans.h"
+#include "core/planners/dtr_runtime.h"
+#include "core/planners/graph_milp.h"
+#include "core/schedule_builder.h"
+#include "core/simulator.h"
+#include "core/solver/milp.h"
+#include "core/strategy.h"
+#include "core/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace remat::planners {
+
+namespace {
+
+std::int64_t peakIn(BudgetUnit unit, const Summary &s) {
+    return unit == BudgetUnit::Nodes ? s.peakNodes : s.peakBytes;
+}
+
+std::string amountText(BudgetUnit unit, std::int64_t amount) {
+    return unit == BudgetUnit::Nodes ? std::to_string(amount) + " nodes"
+                                     : formatBytes(amount) + " (" + std::to_string(amount) + " B)";
+}
+
+std::vector<Op> computesOf(const std::vector<Op> &ops) {
+    std::vector<Op> out;
+    for (const Op &op : ops)
+        if (op.kind == OpKind::Compute)
+            out.push_back(op);
+    return out;
+}
+
+Summary count(const Model &model, const std::vector<Op> &computes) {
+    Schedule s;
+    s.ops = insertFrees(model, computes);
+    return Simulator::summarize(model, s);
+}
+
+struct Known {
+    std::vector<Op> computes;
+    std::string source;
+    Summary summary;
+};
+
+// The plans remat makes without the solver, at this budget where they fit.
+std::vector<Known> knownPlans(const Model &model, BudgetUnit unit, std::int64_t budget,
+                              const GraphExactOptions &options) {
+    std::vector<Known> known;
+    auto add = [&](std::vector<Op> computes, std::string source) {
+        Known k{std::move(computes), std::move(source), {}};
+        k.summary = count(model, k.computes);
+        known.push_back(std::move(k));
+    };
+    add(computeOps(model, recomputeAllOrder(model)), "recompute-all");
+    try {
+        const DagPlan h = planDagBudget(model, unit, budget, options.callbacks);
+        add(computesOf(insertFrees(model, h.order, lastCheckpoint(h.checkpoints))), "graph heuristic");
+    } catch (const InvalidArgument &) {
+        // No heuristic plan fits: the others may.
+    } catch (const LimitExceeded &) {
+    }
+    for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
+        try {
+            const DtrRun run =
+                runDtr(model, DtrBudget{unit == BudgetUnit::Nodes, budget}, h, Strategy::kMaxOps);
+            add(computesOf(run.ops), "dtr");
+        } catch (const InvalidArgument &) {
+            // dtr runs out of memory at this budget.
+        } catch (const LimitExceeded &) {
+        }
+    for (const std::vector<Op> &given : options.incumbents)
+        add(given, "given");
+    return known;
+}
+
+solver::MilpOptions solverOptions(const GraphExactOptions &options) {
+    if (options.effort < 0 || options.effort > kMaxGraphEffort)
+        throw InvalidArgument("the graph planner's effort must be 0 to " + std::to_string(kMaxGraphEffort) +
+                              " branch-and-bound nodes, got " + std::to_string(options.effort));
+    solver::MilpOptions o;
+    o.maxNodes = options.effort;
+    o.cancelled = options.callbacks.cancelled;
+    return o;
+}
+
+} // namespace
+
+std::string GraphExactPlan::proof() const {
+    if (optimal)
+        return "optimal (gap 0)";
+    if (lowerBound <= 0)
+        return "no bound proven";
+    char buf[96];
+    const double gap = 100.0 * (cost - lowerBound) / lowerBound;
+    std::snprintf(buf, sizeof buf, gap < 0.01 ? "within %.4f %% of the least (proven bound)"
+                                              : "within %.2f %% of the least (proven bound)",
+                  gap);
+    return buf;
+}
+
+GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t budget,
+                              const GraphExactOptions &options) {
+    if (unit == BudgetUnit::Slots)
+        throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
+    solver::MilpOptions o = solverOptions(options);
+    GraphExactPlan plan;
+    // Store-all computes every node once: no schedule costs less.
+    const std::vector<Op> storeAll = computeOps(model, storeAllOrder(model));
+    const Summary storeAllSummary = count(model, storeAll);
+    if (peakIn(unit, storeAllSummary) <= budget) {
+        plan.computes = storeAll;
+        plan.peak = peakIn(unit, storeAllSummary);
+        plan.cost = plan.lowerBound = storeAllSummary.cost;
+        plan.optimal = plan.storeAll = true;
+        plan.source = "store-all";
+        return plan;
+    }
+    std::vector<Known> known = knownPlans(model, unit, budget, options);
+    std::erase_if(known, [&](const Known &k) { return peakIn(unit, k.summary) > budget; });
+    std::stable_sort(known.begin(), known.end(),
+                     [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
+
+    solver::MilpResult r;
+    r.status = solver::MilpResult::Status::Unknown;
+    std::optional<GraphMilp> milp;
+    if (model.layers() <= kMaxGraphMilpLayers) {
+        milp.emplace(model, unit, budget);
+        plan.columns = milp->problem().columns();
+        plan.rows = milp->problem().rows();
+        plan.integerColumns = milp->problem().integerColumns();
+        for (const Known &k : known) {
+            Schedule s;
+            s.ops = k.computes;
+            if (auto x = milp->encode(s)) {
+                o.starts.assign(1, std::move(*x)); // the cheapest known plan of the class
+                break;
+            }
+        }
+        r = solver::solveMilp(milp->problem(), o);
+        plan.nodes = r.nodes;
+        if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible) {
+            Known k{milp->computes(r.x), "solver", {}};
+            k.summary = count(model, k.computes);
+            // Counted again in whole bytes: a plan that the solver's tolerance
+            // let past the budget by a few bytes is not taken.
+            if (peakIn(unit, k.summary) <= budget)
+                known.insert(known.begin(), std::move(k));
+        }
+    }
+    if (known.empty()) {
+        std::string least;
+        if (r.status == solver::MilpResult::Status::Infeasible || !milp) {
+            const GraphMinimum m = minimumGraphPeak(model, unit, options);
+            least = "; the least peak of a plan is " + amountText(unit, m.peak) +
+                    (m.proven ? " (proven minimum)"
+                              : ", and no schedule peaks below " + amountText(unit, m.lowerBound) +
+                                    " (its largest op with what that op reads)");
+        }
+        throw InvalidArgument("budget " + amountText(unit, budget) + " is below every plan the graph planner finds" +
+                              least);
+    }
+    const auto best = std::min_element(known.begin(), known.end(), [](const Known &a, const Known &b) {
+        return a.summary.cost < b.summary.cost;
+    });
+    plan.computes = best->computes;
+    plan.peak = peakIn(unit, best->summary);
+    plan.cost = best->summary.cost;
+    plan.source = best->source;
+    if (milp && r.status != solver::MilpResult::Status::Infeasible) {
+        // The bound holds for every plan of the class; a plan from outside it
+        // that is cheaper still (dtr computes in its own order) has none.
+        const double bound = milp->firstComputationCost() + r.bound;
+        if (plan.cost >= bound - 1e-9 * std::max(1.0, plan.cost))
+            plan.lowerBound = std::min(plan.cost, bound);
+    }
+    plan.optimal = plan.lowerBound > 0 && plan.cost - plan.lowerBound <= 1e-9 * std::max(1.0, plan.cost);
+    return plan;
+}
+
+GraphMinimum minimumGraphPeak(const Model &model, BudgetUnit unit, const GraphExactOptions &options) {
+    solver::MilpOptions o = solverOptions(options);
+    Schedule recomputeAll;
+    recomputeAll.ops = computeOps(model, recomputeAllOrder(model));
+    GraphMinimum least;
+    least.peak = peakIn(unit, count(model, recomputeAll.ops));
+    if (model.layers() <= kMaxGraphMilpLayers) {
+        const GraphMilp milp(model, unit, 0, true);
+        // Every plan of the class is feasible here: start from recompute-all.
+        if (auto x = milp.encode(recomputeAll))
+            o.starts.assign(1, std::move(*x));
+        const solver::MilpResult r = solver::solveMilp(milp.problem(), o);
+        if (r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible)
+            least.peak = std::min(least.peak, peakIn(unit, count(model, milp.computes(r.x))));
+        const double bound = r.bound * milp.scale();
+        least.classBound = std::clamp<std::int64_t>(
+            static_cast<std::int64_t>(std::ceil(bound - 1e-6 * std::max(1.0, bound))), 0, least.peak);
+        if (r.status == solver::MilpResult::Status::Optimal)
+            least.classBound = least.peak;
+    }
+    // dtr computes in its own order, outside the class: at its least budget it may peak lower still.
+    const bool nodes = unit == BudgetUnit::Nodes;
+    least.lowerBound = dtrMinimumBudget(model, nodes);
+    // Where dtr runs is not monotone in the budget: bisect for a low one, keeping every peak it reaches.
+    auto dtrRuns = [&](std::int64_t budget) {
+        bool ran = false;
+        for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
+            try {
+                const DtrRun run = runDtr(model, DtrBudget{nodes, budget}, h, Strategy::kMaxOps);
+                least.peak = std::min(least.peak, peakIn(unit, count(model, computesOf(run.ops))));
+                ran = true;
+            } catch (const InvalidArgument &) {
+            } catch (const LimitExceeded &) {
+            }
+        return ran;
+    };
+    std::int64_t low = least.lowerBound, high = least.peak;
+    if (!dtrRuns(low))
+        for (int step = 0; step < 16 && high - low > 1; ++step) {
+            const std::int64_t mid = low + (high - low) / 2;
+            (dtrRuns(mid) ? high : low) = mid;
+        }
+    least.lowerBound = std::min(least.lowerBound, least.peak);
+    least.proven = least.peak == least.lowerBound;
+    return least;
+}
+
+} // namespace remat::planners

@@ -1,0 +1,151 @@
+// solveMilp on COIN-OR CBC (Debian's coinor-libcbc-dev), through its C++ API:
+// CbcMain0/CbcMain1, single-threaded, with a node limit as the only bound.
+#include "core/solver/milp.h"
+
+#include "core/errors.h"
+
+#include <CbcConfig.h>
+#include <CbcEventHandler.hpp>
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <OsiClpSolverInterface.hpp>
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace remat::solver {
+
+namespace {
+
+// Stops the search between nodes when the caller cancels. CBC clones its
+// handler into the model it solves, so the clone shares the flag.
+class CancelHandler : public CbcEventHandler {
+public:
+    CancelHandler(std::function<bool()> cancelled, std::shared_ptr<bool> stopped)
+        : cancelled_(std::move(cancelled)), stopped_(std::move(stopped)) {}
+    CbcAction event(CbcEvent) override {
+        if (cancelled_ && cancelled_()) {
+            *stopped_ = true;
+            return stop;
+        }
+        return noAction;
+    }
+    CbcEventHandler *clone() const override { return new CancelHandler(*this); }
+
+private:
+    std::function<bool()> cancelled_;
+    std::shared_ptr<bool> stopped_;
+};
+
+double finite(double v) {
+    const double inf = std::numeric_limits<double>::infinity();
+    return v == inf ? COIN_DBL_MAX : v == -inf ? -COIN_DBL_MAX : v;
+}
+
+std::string columnName(int j) {
+    return "x" + std::to_string(j);
+}
+
+} // namespace
+
+MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
+    const int n = p.columns();
+    const int m = p.rows();
+    std::vector<int> lengths(static_cast<std::size_t>(m));
+    std::vector<CoinBigIndex> starts(static_cast<std::size_t>(m) + 1);
+    for (int r = 0; r < m; ++r) {
+        starts[r] = static_cast<CoinBigIndex>(p.rowStarts()[r]);
+        lengths[r] = static_cast<int>(p.rowStarts()[r + 1] - p.rowStarts()[r]);
+    }
+    starts[m] = static_cast<CoinBigIndex>(p.rowStarts()[m]);
+    const CoinPackedMatrix matrix(false, n, m, starts[m], p.rowCoefficients().data(), p.rowColumns().data(),
+                                  starts.data(), lengths.data());
+    std::vector<double> colLower(p.columnLower()), colUpper(p.columnUpper()), rowLower(p.rowLower()),
+        rowUpper(p.rowUpper());
+    for (auto *v : {&colLower, &colUpper, &rowLower, &rowUpper})
+        for (double &x : *v)
+            x = finite(x);
+
+    OsiClpSolverInterface osi;
+    osi.messageHandler()->setLogLevel(0);
+    osi.loadProblem(matrix, colLower.data(), colUpper.data(), p.objective().data(), rowLower.data(),
+                    rowUpper.data());
+    for (int j = 0; j < n; ++j)
+        if (p.isInteger()[j])
+            osi.setInteger(j);
+    const bool haveStart = !options.starts.empty();
+    if (haveStart)
+        for (int j = 0; j < n; ++j)
+            osi.setColName(j, columnName(j));
+
+    CbcModel model(osi);
+    model.setLogLevel(0);
+    model.messageHandler()->setLogLevel(0);
+    CbcSolverUsefulData data;
+    data.noPrinting_ = true;
+    CbcMain0(model, data);
+    auto stopped = std::make_shared<bool>(false);
+    CancelHandler handler(options.cancelled, stopped);
+    model.passInEventHandler(&handler);
+    if (haveStart) {
+        // CBC takes one start: the caller's first (its best).
+        std::vector<std::pair<std::string, double>> start;
+        const std::vector<double> &x = options.starts.front();
+        if (static_cast<int>(x.size()) != n)
+            throw InvalidArgument("MILP start has " + std::to_string(x.size()) + " values for " + std::to_string(n) +
+                                  " columns");
+        for (int j = 0; j < n; ++j)
+            if (p.isInteger()[j])
+                start.emplace_back(columnName(j), x[j]);
+        model.setMIPStart(start);
+    }
+    const std::string nodes = std::to_string(options.maxNodes);
+    // Preprocessing, cut generation and CBC's own heuristics took minutes on
+    // the exact graph planner's problems for bounds no better than the LP's
+    // (docs/planners.md): off, so that the work goes into branching.
+    const char *argv[] = {"remat",   "-log", "0",   "-slog",    "0",   "-preprocess", "off",          "-cuts",
+                          "off",     "-heur", "off", "-maxNodes", nodes.c_str(), "-solve", "-quit"};
+    int rc = 0;
+    try {
+        rc = CbcMain1(static_cast<int>(std::size(argv)), argv, model, [](CbcModel *, int) { return 0; }, data);
+    } catch (const CoinError &e) {
+        throw SolverError("CBC failed in " + e.methodName() + ": " + e.message());
+    }
+    if (*stopped)
+        throw Cancelled();
+    if (rc != 0)
+        throw SolverError("CBC stopped with status " + std::to_string(rc));
+
+    MilpResult result;
+    result.nodes = model.getNodeCount();
+    const double *best = model.bestSolution();
+    if (model.isProvenInfeasible() && !best) {
+        result.status = MilpResult::Status::Infeasible;
+        return result;
+    }
+    if (best) {
+        result.x.assign(best, best + n);
+        result.objective = model.getObjValue();
+        result.bound = std::min(model.getBestPossibleObjValue(), result.objective);
+        result.status = model.isProvenOptimal() ? MilpResult::Status::Optimal : MilpResult::Status::Feasible;
+        if (result.status == MilpResult::Status::Optimal)
+            result.bound = result.objective;
+    } else {
+        result.status = MilpResult::Status::Unknown;
+        result.bound = model.getBestPossibleObjValue();
+    }
+    return result;
+}
+
+bool milpSolverAvailable() {
+    return true;
+}
+
+std::string milpSolverName() {
+    return std::string("CBC ") + CBC_VERSION;
+}
+
+} // namespace remat::solver

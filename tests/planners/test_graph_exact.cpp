@@ -1,0 +1,251 @@
+// The graph planner (core/planners/graph_exact.h): on random small graphs,
+// with and without saved internals, its plan at every budget costs exactly
+// what exhaustive search over its class finds, never less than exhaustive
+// search over every schedule, and it is called optimal there; on chains it
+// agrees with the dynamic programme; store-all's budget gives store-all;
+// below every plan it names the least peak; on the shipped graph models dtr
+// is never cheaper than its plan.
+#include "random_models.h"
+
+#include "core/errors.h"
+#include "core/model_io.h"
+#include "core/planners/chain_budget.h"
+#include "core/planners/dtr_runtime.h"
+#include "core/planners/exhaustive.h"
+#include "core/planners/graph_exact.h"
+#include "core/schedule_builder.h"
+#include "core/simulator.h"
+#include "core/strategy_registry.h"
+#include "core/units.h"
+
+#include <QTest>
+
+using namespace remat;
+
+namespace {
+
+Summary counted(const Model &model, const std::vector<Op> &computes) {
+    Schedule s;
+    s.ops = insertFrees(model, computes);
+    return Simulator::summarize(model, s);
+}
+
+std::int64_t storeAllPeak(const Model &model) {
+    return counted(model, computeOps(model, storeAllOrder(model))).peakBytes;
+}
+
+// A random DAG of up to 8 forward nodes whose layers may save internals.
+Model randomSmallGraph(unsigned seed, bool withSaved) {
+    const int n = 2 + int(seed % 4); // 2..5 layers, a_0 besides
+    if (!withSaved)
+        return test::randomGraph(n, seed);
+    const Model plain = test::randomGraph(n, seed);
+    std::mt19937 rng(seed * 7919u);
+    std::uniform_int_distribution<int> saved(0, 4);
+    std::vector<ForwardSpec> specs;
+    for (int i = 0; i < plain.forwardCount(); ++i) {
+        ForwardSpec s;
+        s.bytes = plain.bytes(plain.forwardNode(i));
+        s.gradBytes = plain.bytes(plain.backwardNode(i));
+        s.forwardCost = plain.cost(plain.forwardNode(i));
+        s.backwardCost = plain.cost(plain.backwardNode(i));
+        s.forwardWorkspace = plain.workspace(plain.forwardNode(i));
+        s.backwardWorkspace = plain.workspace(plain.backwardNode(i));
+        for (int p : plain.inputs(i))
+            s.inputs.push_back(p);
+        s.savedBytes = i == 0 ? 0 : saved(rng);
+        specs.push_back(std::move(s));
+    }
+    return Model::fromForward(std::move(specs));
+}
+
+planners::GraphExactOptions proving() {
+    planners::GraphExactOptions o;
+    o.effort = 1'000'000; // small problems: the solver closes them long before
+    return o;
+}
+
+} // namespace
+
+class GraphExactTest : public QObject {
+    Q_OBJECT
+private slots:
+    void equalsExhaustiveSearchOverItsClass_data() {
+        QTest::addColumn<bool>("withSaved");
+        QTest::newRow("plain") << false;
+        QTest::newRow("saved internals") << true;
+    }
+    void equalsExhaustiveSearchOverItsClass() {
+        QFETCH(bool, withSaved);
+        int budgets = 0, graphs = 0, outsideCheaper = 0;
+        for (unsigned seed = 1; seed <= 100; ++seed) {
+            const Model model = randomSmallGraph(seed, withSaved);
+            ++graphs;
+            const std::int64_t top = storeAllPeak(model);
+            for (std::int64_t budget = 1; budget <= top; ++budget) {
+                const auto inClass = planners::cheapestSchedule(model, budget, planners::Measure::Bytes,
+                                                                planners::ScheduleClass::StoreAllOrderStages);
+                const auto overAll = planners::cheapestSchedule(model, budget);
+                if (!inClass) {
+                    try {
+                        const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, budget, proving());
+                        // Only a plan from outside the class (dtr's) may fit here.
+                        QVERIFY(overAll);
+                        QVERIFY(plan.peak <= budget);
+                        QVERIFY(!plan.optimal);
+                    } catch (const InvalidArgument &e) {
+                        QVERIFY2(QString(e.what()).contains("below every plan"), e.what());
+                    }
+                    continue;
+                }
+                QVERIFY(overAll);
+                const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, budget, proving());
+                const Summary s = counted(model, plan.computes);
+                QCOMPARE(s.peakBytes, plan.peak);
+                QCOMPARE(s.cost, plan.cost);
+                QVERIFY(plan.peak <= budget);
+                QVERIFY2(plan.cost >= overAll->cost - 1e-9, "cheaper than exhaustive search over every schedule");
+                QVERIFY2(plan.cost <= inClass->cost + 1e-9,
+                         qPrintable(QString("seed %1 budget %2: plan %3, class optimum %4")
+                                        .arg(seed)
+                                        .arg(budget)
+                                        .arg(plan.cost)
+                                        .arg(inClass->cost)));
+                if (plan.optimal)
+                    QVERIFY2(std::abs(plan.cost - inClass->cost) <= 1e-9 || plan.cost < inClass->cost,
+                             "called optimal but not the class's optimum");
+                QVERIFY2(plan.optimal || plan.cost < inClass->cost - 1e-9,
+                         qPrintable(QString("seed %1 budget %2: not proven").arg(seed).arg(budget)));
+                if (inClass->cost > overAll->cost + 1e-9)
+                    ++outsideCheaper;
+                ++budgets;
+            }
+        }
+        qInfo("%d graphs, %d budgets: every plan equals the class's optimum; a schedule outside the class is "
+              "cheaper at %d of them",
+              graphs, budgets, outsideCheaper);
+        QVERIFY(budgets > 300);
+    }
+
+    // On a chain the class is every schedule: the planner equals exhaustive
+    // search, and the dynamic programme where that one says it is exact.
+    void agreesWithTheChainProgramme() {
+        int exactDp = 0;
+        for (unsigned seed = 1; seed <= 20; ++seed) {
+            const Model chain = seed % 2 ? test::randomChain(3 + int(seed % 4), seed)
+                                         : test::randomChainWithSaved(3 + int(seed % 4), seed);
+            const std::int64_t top = storeAllPeak(chain);
+            for (std::int64_t budget = planners::minimumFeasibleBudget(chain, planners::BudgetUnit::Bytes);
+                 budget <= top; ++budget) {
+                planners::ChainBudget b;
+                b.amount = budget;
+                const planners::ChainPlan dp = planners::planChainBudget(chain, b);
+                const double dpCost = counted(chain, dp.computes.empty()
+                                                         ? computeOps(chain, dp.order, lastCheckpoint(dp.checkpoints))
+                                                         : dp.computes)
+                                          .cost;
+                const auto best = planners::cheapestSchedule(chain, budget);
+                QVERIFY(best);
+                const auto plan = planners::planGraphExact(chain, planners::BudgetUnit::Bytes, budget, proving());
+                const QString where = QString("seed %1 budget %2: MILP %3, DP %4 (%5), exhaustive %6")
+                                          .arg(seed)
+                                          .arg(budget)
+                                          .arg(plan.cost)
+                                          .arg(dpCost)
+                                          .arg(QString::fromStdString(dp.description))
+                                          .arg(best->cost);
+                QVERIFY2(plan.optimal, qPrintable(where));
+                QVERIFY2(std::abs(plan.cost - best->cost) <= 1e-9, qPrintable(where));
+                QVERIFY2(plan.cost <= dpCost + 1e-9, qPrintable(where));
+                if (dp.description.find("exact") != std::string::npos &&
+                    dp.description.find("keep") == std::string::npos) {
+                    QVERIFY2(std::abs(plan.cost - dpCost) <= 1e-9, qPrintable(where));
+                    ++exactDp;
+                }
+            }
+        }
+        QVERIFY(exactDp > 20);
+    }
+
+    void storeAllAtItsOwnPeak() {
+        const Model model = test::randomGraph(12, 5);
+        const std::int64_t top = storeAllPeak(model);
+        for (std::int64_t budget : {top, top + 1, 2 * top}) {
+            const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, budget);
+            QVERIFY(plan.storeAll && plan.optimal);
+            QCOMPARE(plan.cost, counted(model, computeOps(model, storeAllOrder(model))).cost);
+        }
+    }
+
+    void belowEveryPlanNamesTheLeastPeak() {
+        const Model model = test::randomGraph(6, 3);
+        try {
+            planners::planGraphExact(model, planners::BudgetUnit::Bytes, 1, proving());
+            QFAIL("planned within 1 byte");
+        } catch (const InvalidArgument &e) {
+            const QString message = e.what();
+            QVERIFY2(message.contains("budget 1 B") && message.contains("least peak of a plan"), e.what());
+            // The least peak named is a plan's: planning at it succeeds.
+            const auto least = planners::minimumGraphPeak(model, planners::BudgetUnit::Bytes, proving());
+            QVERIFY2(message.contains(QString::fromStdString(formatBytes(least.peak))), e.what());
+            QVERIFY(least.lowerBound <= least.peak);
+            const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, least.peak, proving());
+            QVERIFY(plan.peak <= least.peak);
+            try {
+                planners::planGraphExact(model, planners::BudgetUnit::Bytes, least.lowerBound - 1, proving());
+                QFAIL("planned below the proven bound");
+            } catch (const InvalidArgument &) {
+            }
+        }
+    }
+
+    void badEffortIsRefused() {
+        planners::GraphExactOptions o;
+        o.effort = -1;
+        const Model model = test::randomGraph(6, 3);
+        try {
+            planners::planGraphExact(model, planners::BudgetUnit::Bytes, storeAllPeak(model) - 1, o);
+            QFAIL("negative effort taken");
+        } catch (const InvalidArgument &e) {
+            QVERIFY2(QString(e.what()).contains("got -1"), e.what());
+        }
+    }
+
+    // The runtime never beats a plan: the planner starts from dtr's
+    // schedules, so at every budget its plan costs no more.
+    void dtrNeverCheaperOnShippedGraphs_data() {
+        QTest::addColumn<QString>("file");
+        for (const char *f : {"resnet18-batch32.json", "unet-batch8.json", "gpt2-block-ops.json"})
+            QTest::newRow(f) << f;
+    }
+    void dtrNeverCheaperOnShippedGraphs() {
+        QFETCH(QString, file);
+        const Model model = loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + file.toStdString()).model;
+        QVERIFY(!model.isChain());
+        const std::int64_t top = storeAllPeak(model);
+        const std::int64_t low = planners::dtrMinimumBudget(model, false);
+        planners::GraphExactOptions quick;
+        quick.effort = 0;
+        int compared = 0;
+        for (int k = 0; k <= 4; ++k) {
+            const std::int64_t budget = low + (top - low) * k / 4;
+            StrategyParams params;
+            params.budgetBytes = budget;
+            double dtrCost = 0;
+            try {
+                dtrCost = Simulator::summarize(model, StrategyRegistry::builtin().get("dtr").makeSchedule(model, params))
+                              .cost;
+            } catch (const InvalidArgument &) {
+                continue; // dtr runs out of memory here
+            }
+            const auto plan = planners::planGraphExact(model, planners::BudgetUnit::Bytes, budget, quick);
+            QVERIFY(plan.peak <= budget);
+            QVERIFY2(plan.cost <= dtrCost * (1 + 1e-12), qPrintable(file));
+            ++compared;
+        }
+        QVERIFY(compared >= 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(GraphExactTest)
+#include "test_graph_exact.moc"
