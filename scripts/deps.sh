@@ -10,6 +10,7 @@ packages=(build-essential cmake ninja-build pkg-config
           clang libclang-rt-14-dev # libFuzzer, for the model-file fuzz test
           python3-torch python3-torchvision # python/remat_torch: trace, apply, verify
           coinor-libcbc-dev # the exact graph planner's MILP solver
+          python3-venv # scripts/torch2-python: the PyTorch 2 venv
           libopenblas0-pthread) # PyTorch's BLAS (libblas.so.3); without it the reference BLAS is ~20x slower
 missing=()
 for p in "${packages[@]}"; do

@@ -3,11 +3,21 @@
 
     import remat_torch
     remat_torch.apply(model, "plan.json")   # torch.utils.checkpoint where the plan says
+    remat_torch.auto_checkpoint(model, batch, budget="8GiB")   # trace, plan and apply in one call
 
 The command line: python3 -m remat_torch trace | apply | verify."""
 from .errors import UsageError
 
-__all__ = ["apply", "inputs_of", "remove", "trace", "UsageError"]
+__all__ = ["apply", "auto_checkpoint", "inputs_of", "remove", "trace", "UsageError"]
+
+
+def auto_checkpoint(model, example_inputs, budget="8GiB", granularity="module", **options):
+    """Trace `model` on `example_inputs` in this process, plan it with the
+    remat binary for `budget` ("8GiB" or bytes), apply the plan in place;
+    returns a report (predicted_peak_bytes, plan, what is checkpointed,
+    kept and re-run). granularity: "module" or "op"."""
+    from .auto import auto_checkpoint as _auto
+    return _auto(model, example_inputs, budget, granularity, **options)
 
 
 def apply(model, plan):

@@ -48,6 +48,9 @@ def _parser():
     trace.add_argument("--cost", default="time", metavar="time|flops",
                        help="what plans weigh: measured time (default) or FLOPs (every node must have some)")
     trace.add_argument("--dtype", default="float32", help="float32 (default), float64, bfloat16, float16")
+    trace.add_argument("--autocast", choices=["bf16", "fp16"],
+                       help="run every forward pass under torch.autocast with this dtype (mixed precision); "
+                            "verify and the plan follow")
     trace.add_argument("--blocks", default="auto", metavar="auto|PATTERN",
                        help="auto (default), or module-name patterns such as 'layer3.*,layer4.*'")
     trace.add_argument("--device", default="cpu", help="cpu (default) or cuda")
@@ -96,14 +99,16 @@ def main(argv=None):
             from .inputs import recorded_inputs
             from .tracing import trace, write_model_file
             command = "PYTHONPATH=python python3 -m remat_torch " + shlex.join(argv)
+            from .steps import autocast
             recorded = recorded_inputs(args.input, args.inputs)
-            if args.granularity == "op":
-                from .op_trace import trace_ops
-                doc = trace_ops(args.model, recorded, args.dtype, args.device, args.blocks, command,
-                                _progress("trace", args.progress), args.cost)
-            else:
-                doc = trace(args.model, recorded, args.dtype, args.device, args.blocks, command,
-                            _progress("trace", args.progress), args.timing_steps, args.cost)
+            with autocast(args.autocast):
+                if args.granularity == "op":
+                    from .op_trace import trace_ops
+                    doc = trace_ops(args.model, recorded, args.dtype, args.device, args.blocks, command,
+                                    _progress("trace", args.progress), args.cost)
+                else:
+                    doc = trace(args.model, recorded, args.dtype, args.device, args.blocks, command,
+                                _progress("trace", args.progress), args.timing_steps, args.cost)
             write_model_file(doc, args.output)
             print(f"wrote {args.output}: {len(doc['nodes']) - 1} nodes")
         elif args.command == "apply":

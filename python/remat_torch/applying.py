@@ -11,6 +11,7 @@ the checkpoint re-runs them."""
 from . import calls
 from .compat import checkpoint
 from .errors import UsageError
+from .hf import without_cache
 from .plans import load_plan
 
 
@@ -22,6 +23,7 @@ def _wrap_segment(modules, names):
     pending = []  # (module, the input the model must pass, the output to hand back)
 
     def head(run, args, kwargs):
+        kwargs = without_cache(modules[0], kwargs)
         if len(modules) == 1:
             return checkpoint(run, *args, **kwargs)
 
@@ -59,6 +61,7 @@ def apply(model, plan):
     them as lists of module names. `plan`: what remat plan --json printed
     (a dict or a path)."""
     plan = load_plan(plan)
+    _take_over_hf_checkpointing(model)
     if "selective" in plan:
         from .selective import apply_selective
         return apply_selective(model, plan)
@@ -78,9 +81,25 @@ def apply(model, plan):
 
 
 def remove(model):
-    """Undoes apply(): every module back to its own class."""
+    """Undoes apply(): every module back to its own class, transformers'
+    own checkpointing flags as they were."""
     for module in model.modules():
         calls.release(module)
+        if "_remat_hf_flag" in module.__dict__:
+            module.gradient_checkpointing = module.__dict__.pop("_remat_hf_flag")
+
+
+def _take_over_hf_checkpointing(model):
+    """transformers' layers checkpoint themselves when their
+    `gradient_checkpointing` flag is on (model.gradient_checkpointing_enable());
+    a plan's checkpoint around such a layer would run it under two
+    wrappers, and a layer the plan keeps would still be re-run. The plan
+    decides alone: every such flag is switched off (remove() restores it)."""
+    for module in model.modules():
+        flag = getattr(module, "gradient_checkpointing", None)
+        if isinstance(flag, bool) and "_remat_hf_flag" not in module.__dict__:
+            module.__dict__["_remat_hf_flag"] = flag
+            module.gradient_checkpointing = False
 
 
 def _mib(value):

@@ -18,6 +18,7 @@ import time
 import torch
 
 from .compat import StorageWeakRef, TorchDispatchMode, storage_of
+from .ops import run_op
 
 
 def _tensors(value):
@@ -30,24 +31,6 @@ def _tensors(value):
         elif dataclasses.is_dataclass(leaf) and not isinstance(leaf, type):
             found.extend(_tensors([getattr(leaf, f.name) for f in dataclasses.fields(leaf)]))
     return found
-
-
-_NUMBERS = (bool, int, float, complex)
-
-
-def _as_tensor(number):
-    dtype = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[type(number)]
-    return torch.tensor(number, dtype=dtype)
-
-
-def _takes_tensor(func, index):
-    arguments = func._schema.arguments
-    return index < len(arguments) and str(arguments[index].type) == "Tensor"
-
-
-def _returns_tensor(func):
-    returns = func._schema.returns
-    return len(returns) == 1 and str(returns[0].type) == "Tensor"
 
 
 class LiveTensors(TorchDispatchMode):
@@ -63,13 +46,8 @@ class LiveTensors(TorchDispatchMode):
         self.listener = None  # called with (func, outputs) after each op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        # A scalar autograd saved ("x / 8.0", a wrapped number) reaches the
-        # mode as a Python number; ops on it must still see and return a tensor.
-        args = tuple(_as_tensor(a) if isinstance(a, _NUMBERS) and _takes_tensor(func, i) else a
-                     for i, a in enumerate(args))
-        out = func(*args, **(kwargs or {}))
-        if isinstance(out, _NUMBERS) and _returns_tensor(func):
-            out = _as_tensor(out)
+        args = tuple(args)
+        out = run_op(func, args, kwargs)
         self._sweep()
         for tensor in _tensors(out):
             self._add(tensor)

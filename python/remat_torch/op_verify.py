@@ -12,7 +12,7 @@ import torch
 from .applying import apply
 from .compat import TorchDispatchMode, storage_bytes
 from .counting import LiveTensors
-from .op_trace import op_name, run_op
+from .ops import op_name, run_op
 from .plans import budget_bytes
 from .inputs import build_inputs, describe
 from .spec import build_model, parse_device, parse_dtype
@@ -76,21 +76,3 @@ def verify_ops(plans, spec, inputs, dtype_name, device="cpu", progress=None):
     return {"model": spec, "input": describe(inputs), "inputs": inputs, "dtype": dtype_name, "device": device, "torch": torch.__version__,
             "threads": torch.get_num_threads(), "granularity": "op",
             "counter": "LiveTensors: storages made in the step, followed op by op", "runs": runs}
-
-
-def report_ops_text(result):
-    from .verifying import heading, peak_cells
-    lines = [heading(result, ", op level")]
-    header = f"{'plan':<44} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
-             f"{'within budget':<24} {'re-runs per op':<16} {'max |grad diff|':>15}"
-    lines += [header, "-" * len(header)]
-    for run in result["runs"]:
-        reruns = run["recomputations"]
-        same = reruns["predicted"] == {k: v for k, v in reruns["observed"].items() if k in reruns["predicted"] or v}
-        lines.append(f"{run['plan'][:44]:<44} {peak_cells(run)} {'equal' if same else 'DIFFER':<16} "
-                     f"{run['max_grad_diff']:>15.3g}")
-        for kind in sorted(set(reruns["predicted"]) | set(reruns["observed"])):
-            p, o = reruns["predicted"].get(kind, 0), reruns["observed"].get(kind, 0)
-            if p or o:
-                lines.append(f"    {kind:<32} planned {p:>4}  observed {o:>4}" + ("" if p == o else "  (DIFFER)"))
-    return "\n".join(lines)

@@ -19,7 +19,6 @@ def load_plan(plan):
         except ValueError as e:
             raise UsageError(f"{where}: not JSON ({e}); expected what remat plan --json prints") from None
     if isinstance(plan, dict) and isinstance(plan.get("selective"), dict) and "plan" in plan:
-        from .selective import check_selective_plan
         return check_selective_plan(plan, where)
     if not isinstance(plan, dict) or not isinstance(plan.get("apply"), dict) or "plan" not in plan:
         raise UsageError(f"{where}: not the output of remat plan --model FILE --json (no \"apply\" section)")
@@ -64,3 +63,33 @@ def budget_bytes(plan):
     """The byte budget the plan was made for, or None."""
     budget = plan.get("budget")
     return budget.get("bytes") if isinstance(budget, dict) else None
+
+
+def node_call(name):
+    """MODULE#CALL:OP -> CALL."""
+    try:
+        return int(name.split("#", 1)[1].split(":", 1)[0])
+    except (IndexError, ValueError):
+        raise UsageError(f"op-level plan node {name!r} is not named MODULE#CALL:OP "
+                         "(remat_torch trace --granularity op names them so)") from None
+
+
+def check_selective_plan(plan, where):
+    """An op-level plan as apply and verify read it; refused with the reason
+    when its kept tensors cannot rebuild the rest (remat plan never writes
+    such a plan; a hand-edited one may)."""
+    blocks = plan["selective"].get("blocks")
+    if not isinstance(blocks, list) or not blocks:
+        raise UsageError(f"{where}: \"selective\" has no list of blocks")
+    for block in blocks:
+        nodes = block.get("nodes") if isinstance(block, dict) else None
+        if not isinstance(nodes, list) or not nodes or not isinstance(block.get("module"), str):
+            raise UsageError(f"{where}: a block of \"selective\" lacks its module or nodes")
+        for node in nodes:
+            node_call(node.get("node", ""))
+        if block.get("checkpointed") and not nodes[-1].get("keep"):
+            raise UsageError(f"{where}: block {block['module']} re-runs its output {nodes[-1]['node']}, which "
+                             "nothing could rebuild it from (the next block's input must be kept)")
+    plan = dict(plan)
+    plan["_where"] = where
+    return plan

@@ -12,34 +12,32 @@ block is re-run.
 
 PyTorch 2.4 and later: torch.utils.checkpoint with
 `create_selective_checkpoint_contexts` and a policy built from the plan
-(MUST_SAVE for the kept calls, PREFER_RECOMPUTE for the rest; early stop off,
-so that every other op is re-run, as remat counts). Older PyTorch (Debian's
+(MUST_SAVE for the kept calls and the in-place calls that finish them,
+PREFER_RECOMPUTE for the rest; early stop off, so that every other op is
+re-run, as remat counts; random ops handed back from the cache still draw
+their numbers). Older PyTorch (Debian's
 1.13): the same semantics built here on saved_tensors_hooks (what the block
 saves is packed as an index, nothing is held) and a dispatch mode (the cache
 in the forward pass, handing back in the re-run)."""
-import functools
+import collections
+import contextlib
+import weakref
 
 import torch
 import torch.utils.checkpoint
 
 from . import calls
-from .compat import TorchDispatchMode, checkpoint
+from .compat import (CheckpointPolicy, TorchDispatchMode, checkpoint, checkpoint_early_stop,
+                     create_selective_checkpoint_contexts, no_dispatch_modes)
 from .errors import UsageError
+from .hf import without_cache
 from .inputs import describe, from_trace
-from .op_trace import is_inplace, numbered, op_name, run_op
-
-
-def _node_call(name):
-    """MODULE#CALL:OP -> CALL."""
-    try:
-        return int(name.split("#", 1)[1].split(":", 1)[0])
-    except (IndexError, ValueError):
-        raise UsageError(f"op-level plan node {name!r} is not named MODULE#CALL:OP "
-                         "(remat_torch trace --granularity op names them so)") from None
+from .plans import check_same_model, node_call
+from .ops import is_inplace, numbered, op_name, run_op
 
 
 def kept_calls(block):
-    return {_node_call(n["node"]) for n in block["nodes"] if n["keep"]}
+    return {node_call(n["node"]) for n in block["nodes"] if n["keep"]}
 
 
 def _detached(value):
@@ -52,6 +50,24 @@ _RANDOM = ("bernoulli", "dropout", "uniform", "normal", "rand", "exponential", "
 def _consumes_rng(func):
     name = op_name(func)
     return any(word in name for word in _RANDOM)
+
+
+class _Identities:
+    """A set of tensors by identity that holds none of them: an id() alone
+    is reused once its tensor is freed, and dropout's fresh mask taken for
+    a kept tensor had its bernoulli_ skipped (a mask of whatever memory held,
+    gradients 1e23 off). A weak reference tells a live tensor from a new one
+    at the same id."""
+
+    def __init__(self):
+        self._refs = {}
+
+    def add(self, tensor):
+        self._refs[id(tensor)] = weakref.ref(tensor)
+
+    def __contains__(self, tensor):
+        ref = self._refs.get(id(tensor))
+        return ref is not None and ref() is tensor
 
 
 class _Cache(TorchDispatchMode):
@@ -84,7 +100,7 @@ class _HandBack(TorchDispatchMode):
         super().__init__()
         self.store = store
         self.call = 0
-        self.handed = set()  # ids of the tensors handed back
+        self.handed = _Identities()  # the tensors handed back
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         call = self.call if numbered(func) else -1
@@ -96,9 +112,9 @@ class _HandBack(TorchDispatchMode):
                 run_op(func, args, kwargs)
             for t in torch.utils._pytree.tree_flatten(out)[0]:
                 if isinstance(t, torch.Tensor):
-                    self.handed.add(id(t))
+                    self.handed.add(t)
             return out
-        if is_inplace(func) and args and isinstance(args[0], torch.Tensor) and id(args[0]) in self.handed:
+        if is_inplace(func) and args and isinstance(args[0], torch.Tensor) and args[0] in self.handed:
             if _consumes_rng(func):
                 run_op(func, (torch.empty(args[0].shape, dtype=args[0].dtype, device=args[0].device),) + tuple(args[1:]), kwargs)
             return args[0]
@@ -136,29 +152,83 @@ def _selective_113(run, args, kwargs, kept):
         return run(*args, **kwargs)
 
 
+class _ReplayRandom(TorchDispatchMode):
+    """PyTorch 2's re-run, on top of its cached mode: a random op whose
+    output the forward pass cached (dropout's bernoulli_ on a kept mask) is
+    handed back from the cache without running, so it would not draw its
+    numbers and every later random op of the re-run (the masks not kept)
+    would draw other numbers than the forward pass did. It draws them here,
+    on a scratch tensor, before the cache hands the output back."""
+
+    def __init__(self, saved_random):
+        super().__init__()
+        self.saved_random = saved_random
+        self.seen = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if numbered(func) and _consumes_rng(func):
+            index = self.seen[func]
+            self.seen[func] += 1
+            if (func, index) in self.saved_random and args and isinstance(args[0], torch.Tensor):
+                with no_dispatch_modes():
+                    scratch = torch.empty(args[0].shape, dtype=args[0].dtype, device=args[0].device)
+                    func(scratch, *args[1:], **(kwargs or {}))
+        # Not run_op: a number made a tensor here would be a lift_fresh the
+        # cache below never saw in the forward pass.
+        return func(*args, **(kwargs or {}))
+
+
 def _selective_24(run, args, kwargs, kept):
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
-    counter = {"forward": 0, "recompute": 0}
+    """One call of a block under PyTorch 2's selective checkpoint. The kept
+    calls are MUST_SAVE; so are the in-place calls that finish a kept tensor
+    afterwards (dropout's bernoulli_ and div_ on its mask), which a re-run
+    must not apply a second time to the cached tensor; every other op is
+    re-run."""
+    state = {"call": 0, "kept": _Identities()}  # the kept outputs, while the forward pass runs
+    saved_random = set()  # (op, its index among that op's calls): random ops the cache hands back
+    per_op = collections.Counter()
 
     def policy(ctx, op, *a, **k):
-        which = "recompute" if ctx.is_recompute else "forward"
+        if ctx.is_recompute:  # PyTorch 2.4-2.5 ask in the re-run too; the forward pass decided
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        index = per_op[op]
+        per_op[op] += 1
         if not numbered(op):
             return CheckpointPolicy.PREFER_RECOMPUTE
-        call = counter[which]
-        counter[which] += 1
-        return CheckpointPolicy.MUST_SAVE if call in kept else CheckpointPolicy.PREFER_RECOMPUTE
+        call = state["call"]
+        state["call"] += 1
+        save = call in kept
+        if not save and is_inplace(op) and a and isinstance(a[0], torch.Tensor) and a[0] in state["kept"]:
+            save = True
+        if not save:
+            return CheckpointPolicy.PREFER_RECOMPUTE
+        output = getattr(ctx, "op_output", None)
+        for t in torch.utils._pytree.tree_flatten(output)[0]:
+            if isinstance(t, torch.Tensor):
+                state["kept"].add(t)
+        if _consumes_rng(op):
+            saved_random.add((op, index))
+        return CheckpointPolicy.MUST_SAVE
 
-    early_stop = getattr(torch.utils.checkpoint, "set_checkpoint_early_stop", None)
-    context = functools.partial(create_selective_checkpoint_contexts, policy)
-    if early_stop is None:
-        return checkpoint(run, *args, context_fn=context, **kwargs)
-    with early_stop(False):
-        return checkpoint(run, *args, context_fn=context, **kwargs)
+    def contexts():
+        forward, recompute = create_selective_checkpoint_contexts(policy, allow_cache_entry_mutation=True)
+        return forward, _stacked(recompute, _ReplayRandom(saved_random))
+
+    with checkpoint_early_stop(False):
+        return checkpoint(run, *args, context_fn=contexts, **kwargs)
+
+
+@contextlib.contextmanager
+def _stacked(*contexts):
+    with contextlib.ExitStack() as stack:
+        for context in contexts:
+            stack.enter_context(context)
+        yield
 
 
 def selective_runner():
     """The implementation this PyTorch gets."""
-    if hasattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts"):
+    if create_selective_checkpoint_contexts is not None:
         return _selective_24
     return _selective_113
 
@@ -178,30 +248,10 @@ def apply_selective(model, plan):
     runner = selective_runner()
     for block in blocks:
         kept = kept_calls(block)
-        calls.intercept(named[block["module"]],
-                        lambda run, args, kwargs, kept=kept: runner(run, args, kwargs, kept))
+        module = named[block["module"]]
+        calls.intercept(module, lambda run, args, kwargs, kept=kept, module=module:
+                        runner(run, args, without_cache(module, kwargs), kept))
     return [b["module"] for b in blocks]
-
-
-def check_selective_plan(plan, where):
-    """An op-level plan as apply and verify read it; refused with the reason
-    when its kept tensors cannot rebuild the rest (remat plan never writes
-    such a plan; a hand-edited one may)."""
-    blocks = plan["selective"].get("blocks")
-    if not isinstance(blocks, list) or not blocks:
-        raise UsageError(f"{where}: \"selective\" has no list of blocks")
-    for block in blocks:
-        nodes = block.get("nodes") if isinstance(block, dict) else None
-        if not isinstance(nodes, list) or not nodes or not isinstance(block.get("module"), str):
-            raise UsageError(f"{where}: a block of \"selective\" lacks its module or nodes")
-        for node in nodes:
-            _node_call(node.get("node", ""))
-        if block.get("checkpointed") and not nodes[-1].get("keep"):
-            raise UsageError(f"{where}: block {block['module']} re-runs its output {nodes[-1]['node']}, which "
-                             "nothing could rebuild it from (the next block's input must be kept)")
-    plan = dict(plan)
-    plan["_where"] = where
-    return plan
 
 
 def describe_selective(plan, plan_path, spec=None):
@@ -219,7 +269,6 @@ def describe_selective(plan, plan_path, spec=None):
         lines.append(f"  {block['module']}: keeps {sum(n['keep'] for n in block['nodes'])} tensors, re-runs "
                      f"{len(rerun)} ops ({', '.join(rerun)})")
     if spec is not None:
-        from .plans import check_same_model
         from .spec import build_model
         check_same_model(plan, spec, None)
         apply_selective(build_model(spec), plan)

@@ -9,7 +9,7 @@ from torch import nn
 
 from .errors import UsageError
 
-SPEC_FORMS = ("torchvision:NAME (e.g. torchvision:resnet50), "
+SPEC_FORMS = ("torchvision:NAME (e.g. torchvision:resnet50), hf:FAMILY:KEY=VALUE,... (e.g. hf:gpt2:n_layer=2), "
               "torch:transformer-encoder:d_model=768,nhead=12,layers=12[,dim_feedforward=3072,dropout=0.1], "
               "or path/to/file.py:callable")
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -122,6 +122,10 @@ def build_model(spec, seed=0):
         if name == "transformer-encoder":
             return _transformer_encoder(arguments, spec)
         raise UsageError(f"{spec}: unknown torch model {name!r}; expected {SPEC_FORMS}")
+    if sep and kind == "hf":
+        from .hf import build
+        family, _, settings = rest.partition(":")
+        return build(family, settings, spec)
     path, sep, name = spec.rpartition(":")
     if sep and path.endswith(".py"):
         return _from_file(spec)

@@ -3,6 +3,8 @@ inputs, then backward from the model's own loss when it returns one (a
 scalar, or a tuple, dict or dataclass holding `loss`), else from a fixed
 random gradient of every floating output (remat's b_n: the output's own
 size; no loss function adds tensors of its own)."""
+import contextlib
+import contextvars
 import dataclasses
 
 import torch
@@ -65,10 +67,42 @@ def differentiated_from(output, what):
     return LOSS if loss_of(output, what) is not None else OUTPUT_GRADIENT
 
 
+AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+_AUTOCAST = contextvars.ContextVar("remat_torch_autocast", default=None)
+
+
+@contextlib.contextmanager
+def autocast(name):
+    """Within it, every forward pass of trace and verify runs under
+    torch.autocast(dtype=bf16 or fp16) as mixed-precision training does, so
+    saved tensors are counted at the dtype autocast gives them. None: off."""
+    if name is not None and name not in AUTOCAST_DTYPES:
+        raise UsageError(f"--autocast {name!r}: expected one of {', '.join(AUTOCAST_DTYPES)}")
+    token = _AUTOCAST.set(name)
+    try:
+        yield
+    finally:
+        _AUTOCAST.reset(token)
+
+
+def current_autocast():
+    return _AUTOCAST.get()
+
+
+def _forward_context(batch):
+    name = _AUTOCAST.get()
+    if name is None:
+        return contextlib.nullcontext()
+    tensors = batch_tensors(batch)
+    device = tensors[0].device.type if tensors else "cpu"
+    return torch.autocast(device_type=device, dtype=AUTOCAST_DTYPES[name])
+
+
 def run_forward(model, batch, what):
     args, kwargs = batch
     try:
-        return model(*args, **kwargs)
+        with _forward_context(batch):
+            return model(*args, **kwargs)
     except Exception as e:  # the user's model or inputs it does not take: one line
         raise UsageError(f"{what} does not run on input {inputs_text(args, kwargs)}: "
                          f"{type(e).__name__}: {first_line(e)}") from None

@@ -20,9 +20,11 @@ from .blocks import candidate_units
 from .compat import storage_key, storage_of
 from .counting import CudaMeter, LiveTensors, Stopwatch, _tensors, flops_of
 from .errors import UsageError
+from .ops import op_name
 from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import (LOSS, backward, batch_tensors, differentiated_from, held_before_step, output_tensors,
+from .steps import (LOSS, backward, batch_tensors, current_autocast, differentiated_from, held_before_step,
+                    output_tensors,
                     preallocate_gradients, run_forward)
 from .timing import COST_KINDS, identical_groups, median_costs
 
@@ -139,6 +141,14 @@ def _edges(nodes):
                 owner[fn] = index
         for key in _keys(node["output"]):
             storage_owner.setdefault(key, index)
+    # A node whose output needs no gradient (Llama's rotary embedding: cos
+    # and sin from a buffer) gets one edge, to its first reader: PyTorch
+    # makes no gradient for it, whereas an edge to every reader would have
+    # remat keep every reader's internals until the backward reaches it
+    # (both of two checkpointed layers' saved tensors at once).
+    no_gradient = {index for index, node in enumerate(nodes)
+                   if index and not any(t.requires_grad for t in _tensors(node["output"]))}
+    first_reader = {}
     inputs = []
     for index, node in enumerate(nodes):
         if index == 0:
@@ -152,6 +162,8 @@ def _edges(nodes):
                 source = storage_owner.get(storage_key(t))
                 if source == 0:  # the model's input (a mask, token ids): held all step, never given a gradient
                     reads_input = True
+                elif source in no_gradient and source < index:
+                    first_reader.setdefault(source, index)
                 elif source is not None and source < index:
                     found.add(source)
                 continue
@@ -171,6 +183,9 @@ def _edges(nodes):
         if reads_input and not found:
             found.add(0)
         inputs.append(sorted(found) or [index - 1])
+    for source, reader in first_reader.items():
+        if source not in inputs[reader]:
+            inputs[reader] = sorted(inputs[reader] + [source])
     last = len(nodes) - 1
     fed = {i for ins in inputs for i in ins}
     for index in range(last):
@@ -232,8 +247,19 @@ def _counting(model, batch, modules, nodes, device, what):
     workspace, backward_workspace = [0] * count, [0] * count
     flops, glue_saved = [0] * count, [0] * count
 
+    # Under torch.autocast, a weight's bf16 copy is made once per forward
+    # pass and cached by autocast until the forward returns, whether or not
+    # its layer is checkpointed; the backward keeps it as long as a saved
+    # tensor does. Counted as held all step (with the input), not as any
+    # node's saved bytes, since a checkpoint does not free it.
+    weight_casts, saved_casts = {}, {}
+
     def pack(t):
         key = storage_key(t)
+        if key in weight_casts:  # saved: held into the backward (an unsaved bias copy dies with the forward)
+            saved_casts[key] = weight_casts[key]
+            remat_counts([t])
+            return t
         if key not in weights and key not in saved_owner:
             node = state["node"]
             if node is None and state["forward"]:  # code between modules: it computes the next node's input
@@ -244,6 +270,9 @@ def _counting(model, batch, modules, nodes, device, what):
         return t
 
     def on_op(func, args, out):
+        if (current_autocast() and op_name(func) == "aten::_to_copy" and args and isinstance(args[0], torch.Tensor)
+                and storage_key(args[0]) in weights and isinstance(out, torch.Tensor)):
+            weight_casts.setdefault(storage_key(out), storage_of(out).nbytes())
         if state["forward"] and state["node"] is not None:
             flops[state["node"]] += flops_of(func, args, out)
 
@@ -336,7 +365,7 @@ def _counting(model, batch, modules, nodes, device, what):
     for key, (node, size) in saved_owner.items():
         if node is not None and key not in outputs:
             saved[node] += size
-    return saved, workspace, backward_workspace, flops, glue_saved
+    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values())
 
 
 def _signature(modules, node, saved, flops):
@@ -355,7 +384,7 @@ def _node_name(node):
 
 
 def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command="", progress=None,
-          timing_steps=5, cost="time"):
+          timing_steps=5, cost="time", model=None, batch=None):
     """The model file (a dict) of SPEC run on `inputs`: a shape (one random
     normal tensor, as before), or the record of remat_torch.inputs
     ({"tensors": [...]} or {"function": "FILE.py:callable"})."""
@@ -367,8 +396,9 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     if timing_steps < 1:
         raise UsageError(f"--timing-steps {timing_steps}: expected at least 1")
     dtype_value, device_value = parse_dtype(dtype), parse_device(device)
-    model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
-    batch = build_inputs(inputs, dtype_value, device_value)
+    if model is None:  # else: a model and (args, kwargs) built by the caller (auto_checkpoint), SPEC its label
+        model = build_model(spec).to(device=device_value, dtype=dtype_value).train()
+        batch = build_inputs(inputs, dtype_value, device_value)
     check_signature(model, *batch, inputs)
     modules = dict(model.named_modules())
     names = candidate_units(model, blocks)
@@ -387,7 +417,8 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     inputs_of = _edges(nodes)
     side_bytes = _side_inputs(model, nodes)
     nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"],
-              "bytes": sum(_keys(n["output"]).values())} for n in nodes]
+              "bytes": sum(_keys(n["output"]).values()),
+              "gradient": any(t.requires_grad for t in _tensors(n["output"]))} for n in nodes]
     del records
     backward(output, spec)  # the first step's backward also warms up the kernels
     del output
@@ -398,7 +429,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
         progress(2 + k, total, f"timing every node (training step {2 + k}, {k + 1} of {timing_steps} timed)")
         timings.append(_timing(model, batch, modules, nodes, watch, spec))
     progress(total, total, f"counting saved and transient bytes (training step {total})")
-    saved, workspace, backward_workspace, flops, glue_saved = _counting(model, batch, modules, nodes, device_value,
+    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes = _counting(model, batch, modules, nodes, device_value,
                                                                         spec)
     same = identical_groups([_signature(modules, n, saved[i], flops[i]) if i > 0 else None
                              for i, n in enumerate(nodes)])
@@ -419,16 +450,22 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             entry["module"] = module_names[0] if len(module_names) == 1 else module_names
         if index > 0:
             entry["chained"] = node["chained"]
-        entry["bytes"] = max(1, node["bytes"] + (side_bytes if index == 0 else 0))
+        entry["bytes"] = max(1, node["bytes"] + (side_bytes + cast_bytes if index == 0 else 0))
         if index == 0 and side_bytes:
             entry["comment"] = (f"bytes includes {side_bytes} B of tensors made between modules that nodes take "
                                 "besides node outputs and that need no gradient (an attention mask): a checkpoint "
                                 "keeps them until its backward")
+        if index == 0 and cast_bytes:
+            entry["comment"] = (entry.get("comment", "bytes") + f"; bytes includes {cast_bytes} B of the weights' "
+                                f"{current_autocast()} copies that autocast caches for the whole forward pass, "
+                                "checkpointed or not")
         if index == 0:
             entry["grad_bytes"] = 1  # the input needs no gradient (b_0 is never made): the least the format allows
             entry["forward_cost"] = 0
             entry["backward_cost"] = 0
         else:
+            if not node["gradient"]:
+                entry["grad_bytes"] = 1  # its output needs no gradient (cos and sin of rotary positions)
             entry["saved_bytes"] = saved[index]
             if cost == "flops":  # a backward does twice a forward's multiply-adds (input and weight gradients)
                 entry["forward_cost"] = flops[index]
@@ -464,6 +501,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
             "device": device,
             "blocks": blocks,
             "differentiated_from": gradient_from,
+            "autocast": current_autocast(),
             "cost": cost,
             "timing": {"steps": timing_steps, "statistic": "median",
                        "forward_ms": {file_nodes[i]["name"]: [round(forward_ms[i], 3)] + forward_spread[i]

@@ -18,9 +18,11 @@ from .compat import storage_bytes, storage_key
 from .counting import LiveTensors
 from .errors import UsageError
 from .inputs import build_inputs, describe, recorded_inputs
+from .op_verify import verify_ops
 from .plans import budget_bytes, check_same_model, load_plan, plan_title, traced_model
+from .reports import over_budget, report_text
 from .spec import build_model, parse_device, parse_dtype
-from .steps import batch_tensors, held_before_step, preallocate_gradients, step
+from .steps import autocast, batch_tensors, held_before_step, preallocate_gradients, step
 
 
 def _count_evaluations(model, nodes):
@@ -90,8 +92,15 @@ def verify(plans, spec=None, inputs=None, device="cpu", progress=None):
                          inputs if inputs is not None else traced_inputs)
     spec = spec or traced_spec
     inputs = inputs or traced_inputs
+    mixed = plans[0].get("trace", {}).get("autocast")
+    with autocast(mixed):  # as traced: mixed precision or not
+        result = _verify(plans, spec, inputs, device, progress, dtype_name)
+    result["autocast"] = mixed
+    return result
+
+
+def _verify(plans, spec, inputs, device, progress, dtype_name):
     if any("selective" in plan for plan in plans):
-        from .op_verify import verify_ops
         if not all("selective" in plan for plan in plans):
             raise UsageError("verify takes op-level plans (remat plan --granularity op) or block-level plans, not both")
         return verify_ops(plans, spec, inputs, dtype_name, device, progress)
@@ -130,59 +139,6 @@ def verify(plans, spec=None, inputs=None, device="cpu", progress=None):
                "LiveTensors: storages made in the step, followed op by op")
     return {"model": spec, "input": describe(inputs), "inputs": inputs, "dtype": dtype_name, "device": device, "torch": torch.__version__,
             "threads": torch.get_num_threads(), "counter": counter, "runs": runs}
-
-
-def _mib(value):
-    return f"{value / 2**20:.1f} MiB"
-
-
-def heading(result, level=""):
-    """The first line of verify's report: model, inputs, PyTorch, counter."""
-    return (f"{result['model']}, {result['input']} {result['dtype']} on {result['device']} "
-            f"(PyTorch {result['torch']}, {result['threads']} threads){level}; observed: {result['counter']}")
-
-
-def report_text(result):
-    if result.get("granularity") == "op":
-        from .op_verify import report_ops_text
-        return report_ops_text(result)
-    lines = [heading(result)]
-    header = f"{'plan':<48} {'predicted peak':>15} {'observed peak':>15} {'difference':>10}  " \
-             f"{'within budget':<24} {'forward evaluations':<22} {'max |grad diff|':>15}"
-    lines += [header, "-" * len(header)]
-    for run in result["runs"]:
-        evaluations = run["forward_evaluations"]
-        same = evaluations["predicted"] == evaluations["observed"]
-        total_predicted = sum(evaluations["predicted"].values())
-        total_observed = sum(evaluations["observed"].values())
-        evaluation_text = f"{total_observed} of {total_predicted} " + ("(equal)" if same else "(DIFFER)")
-        title = run["plan"] if len(run["plan"]) <= 48 else run["plan"][:45] + "..."
-        lines.append(f"{title:<48} {peak_cells(run)} {evaluation_text:<22} {run['max_grad_diff']:>15.3g}")
-        if not same:
-            differ = [f"{n}: predicted {evaluations['predicted'][n]}, observed {evaluations['observed'].get(n)}"
-                      for n in evaluations["predicted"] if evaluations["predicted"][n] != evaluations["observed"].get(n)]
-            lines.append("    " + "; ".join(differ))
-    return "\n".join(lines)
-
-
-def peak_cells(run):
-    """The columns every verify table shares: predicted peak, observed peak, difference, within budget."""
-    predicted, observed = run["predicted_peak_bytes"], run["observed_peak_bytes"]
-    return (f"{_mib(predicted):>15} {_mib(observed):>15} {(observed - predicted) / predicted:>+10.1%}  "
-            f"{budget_text(run):<24}")
-
-
-def budget_text(run):
-    """The "within budget" column: yes or NO with the budget, "-" without one."""
-    budget = run.get("budget_bytes")
-    return "-" if budget is None else f"{'yes' if run['within_budget'] else 'NO'} ({_mib(budget)})"
-
-
-def over_budget(result):
-    """One line naming the plans whose observed peak is above their budget ("" if none)."""
-    over = [f"{run['file']} observed {run['observed_peak_bytes']} B > budget {run['budget_bytes']} B"
-            for run in result["runs"] if run.get("within_budget") is False]
-    return ("over budget: " + "; ".join(over)) if over else ""
 
 
 def verify_command(plan_paths, spec, input_texts, inputs_function, device, as_json, progress):

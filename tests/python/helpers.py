@@ -59,6 +59,21 @@ class Workdir(unittest.TestCase):
             f.write(result.stdout)
         return json.loads(result.stdout)
 
+    def verify_strict(self, *plan_names):
+        """verify --strict --json on the plans: the runs, each checked to run
+        as planned (forward evaluations as remat's schedule, gradients bit for
+        bit) and every budget held. Returns (run, observed / predicted peak) pairs."""
+        status, out, err = run_main("verify", "--strict", "--json",
+                                    *[a for name in plan_names for a in ("--plan", self.path(name))])
+        self.assertEqual(status, 0, err)
+        checked = []
+        for run in json.loads(out)["runs"]:
+            evaluations = run["forward_evaluations"]
+            self.assertEqual(evaluations["observed"], evaluations["predicted"], run["plan"])
+            self.assertEqual(run["max_grad_diff"], 0.0, run["plan"])
+            checked.append((run, run["observed_peak_bytes"] / run["predicted_peak_bytes"]))
+        return checked
+
     def assertOneLineError(self, status, err, *fragments):
         self.assertEqual(status, 2, err)
         lines = err.strip().splitlines()

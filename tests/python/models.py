@@ -309,3 +309,87 @@ def causal_layers():
     layers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layers)
     return nn.Sequential(*[layers.Block(width=32, heads=4) for _ in range(2)])
+
+
+class Rotary(nn.Module):
+    """cos and sin of rotary positions, from a buffer: an output that needs no gradient, read by every layer."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim)))
+
+    def forward(self, x):
+        angles = torch.arange(x.shape[1], dtype=torch.float32)[:, None] * self.inv_freq[None, :]
+        angles = torch.cat([angles, angles], dim=-1)
+        return angles.cos(), angles.sin()
+
+
+def _rotate(x, cos, sin):
+    half = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * sin
+
+
+class LlamaStyleLayer(nn.Module):
+    """RMSNorm, grouped-query attention with rotary positions (cos and sin
+    handed in as keywords, as Hugging Face's Llama does), a SwiGLU MLP."""
+
+    def __init__(self, width=32, heads=4, kv_heads=2, hidden=64):
+        super().__init__()
+        self.heads, self.kv_heads, self.head = heads, kv_heads, width // heads
+        self.norm1, self.norm2 = nn.Parameter(torch.ones(width)), nn.Parameter(torch.ones(width))
+        self.q = nn.Linear(width, width, bias=False)
+        self.kv = nn.Linear(width, 2 * kv_heads * self.head, bias=False)
+        self.o = nn.Linear(width, width, bias=False)
+        self.gate_up = nn.Linear(width, 2 * hidden, bias=False)
+        self.down = nn.Linear(hidden, width, bias=False)
+
+    @staticmethod
+    def _rms(x, weight):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * weight
+
+    def forward(self, x, position_embeddings=None):
+        cos, sin = position_embeddings
+        b, s, _ = x.shape
+        h = self._rms(x, self.norm1)
+        q = self.q(h).view(b, s, self.heads, self.head).transpose(1, 2)
+        k, v = self.kv(h).view(b, s, 2, self.kv_heads, self.head).unbind(2)
+        k, v = (t.transpose(1, 2).repeat_interleave(self.heads // self.kv_heads, dim=1) for t in (k, v))
+        q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
+        scores = (q @ k.transpose(-2, -1)) / self.head ** 0.5
+        causal = torch.ones(s, s, dtype=torch.bool).triu(1)
+        attention = scores.masked_fill(causal, float("-inf")).softmax(-1) @ v
+        x = x + self.o(attention.transpose(1, 2).reshape(b, s, -1))
+        gate, up = self.gate_up(self._rms(x, self.norm2)).chunk(2, dim=-1)
+        return x + self.down(nn.functional.silu(gate) * up)
+
+
+class LlamaStyle(nn.Module):
+    """A Llama-style decoder written here, not by transformers: embedding,
+    rotary cos/sin made once and handed to every layer, layers, a final
+    RMSNorm scale and a head; its loss inside, in a dict."""
+
+    def __init__(self, vocab=64, width=32, layers=3):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.rotary = Rotary(width // 4)
+        self.layers = nn.ModuleList([LlamaStyleLayer(width) for _ in range(layers)])
+        self.head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, input_ids, labels):
+        h = self.embed(input_ids)
+        position_embeddings = self.rotary(h)
+        for layer in self.layers:
+            h = layer(h, position_embeddings=position_embeddings)
+        logits = self.head(h)
+        loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
+        return {"loss": loss, "logits": logits}
+
+
+def llama_style():
+    torch.manual_seed(0)
+    return LlamaStyle()
+
+
+def llama_style_inputs():
+    ids = torch.randint(0, 64, (4, 16))
+    return {"input_ids": ids, "labels": ids.clone()}

@@ -50,6 +50,60 @@ class ApplyVerifyTest(Workdir):
     def test_pitfalls(self):
         self.verify_three_plans(f"{MODELS}:pitfalls", "8x16", 0.10)
 
+    def test_autocast_bf16_counts_what_mixed_precision_holds(self):
+        """Traced and verified under torch.autocast(bf16): saved tensors at
+        the dtype autocast gives them, and the weights' bf16 copies, which
+        autocast caches for the whole forward pass even in a checkpointed
+        layer, counted as held (without them, per-layer checkpointing was
+        observed 44 % above its prediction)."""
+        spec = "torch:transformer-encoder:d_model=32,nhead=4,layers=3,dim_feedforward=64"
+        fp32 = self.trace(spec, "2x8x32", "fp32.json")
+        mixed = self.trace(spec, "2x8x32", "model.json", "--autocast", "bf16")
+        self.assertEqual(mixed["trace"]["autocast"], "bf16")
+        self.assertIn("bf16 copies", mixed["nodes"][0]["comment"])
+        layers = [n for n in mixed["nodes"] if n["name"].startswith("layers.")]
+        layers32 = [n for n in fp32["nodes"] if n["name"].startswith("layers.")]
+        self.assertLess(sum(n["saved_bytes"] for n in layers), sum(n["saved_bytes"] for n in layers32))
+        self.plan("model.json", "store-all.json", "--strategy", "store-all")
+        self.plan("model.json", "per-block.json", "--strategy", "periodic", "--every", "1")
+        status, out, err = run_main("verify", "--plan", self.path("store-all.json"), "--plan",
+                                    self.path("per-block.json"), "--json")
+        self.assertEqual(status, 0, err)
+        result = json.loads(out)
+        self.assertEqual(result["autocast"], "bf16")
+        for run in result["runs"]:
+            evaluations = run["forward_evaluations"]
+            self.assertEqual(evaluations["observed"], evaluations["predicted"], run["plan"])
+            self.assertEqual(run["max_grad_diff"], 0.0, run["plan"])
+            self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.02, run["plan"])
+        status, _, err = run_main("trace", "--granularity", "op", "--autocast", "bf16", "--model", spec,
+                                  "--input", "2x8x32", "-o", self.path("ops.json"))
+        self.assertOneLineError(status, err, "--autocast at op level is not supported yet")
+
+    def test_a_llama_style_decoder_written_here(self):
+        """A Llama-style decoder not from transformers (models.py:llama_style,
+        rotary cos and sin made once and handed to every layer, loss inside):
+        the rotary node, which needs no gradient, feeds its first reader only,
+        so that a budget plan does not keep two checkpointed layers' internals
+        at once; verified at module level on both PyTorch versions."""
+        status, _, err = run_main("trace", "--model", f"{MODELS}:llama_style", "--inputs",
+                                  f"{MODELS}:llama_style_inputs", "-o", self.path("model.json"))
+        self.assertEqual(status, 0, err)
+        with open(self.path("model.json")) as f:
+            model = json.load(f)
+        rotary = next(n for n in model["nodes"] if n["name"] == "rotary")
+        self.assertEqual(rotary["grad_bytes"], 1)
+        self.assertEqual([e for e in model["edges"] if e[0] == "rotary"], [["rotary", "layers.0"]])
+        store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")["plan"]["peak_bytes"]
+        least = self.plan("model.json", "least.json", "--strategy", "recompute-all")["plan"]["peak_bytes"]
+        self.plan("model.json", "budget.json", "--budget", f"{(store_all + least) // 2}B")
+        runs = self.verify_strict("store-all.json", "budget.json")
+        for run, ratio in runs:
+            # Within 1 % on 1.13 (+0.003 % on the budget plan), 6.8 % below it on PyTorch 2.15 (budget plan).
+            self.assertLessEqual(ratio, 1.01, run["plan"])
+            self.assertGreater(ratio, 0.9, run["plan"])
+        self.assertLess(runs[-1][0]["observed_peak_bytes"], runs[0][0]["observed_peak_bytes"])
+
     def test_a_graph_with_a_long_skip(self):
         self.trace(f"{MODELS}:skipnet", "64x16")
         store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
