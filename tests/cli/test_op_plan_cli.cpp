@@ -70,21 +70,26 @@ private slots:
             "--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" + effort + "'");
     }
 
-    // The block-level plan is exact: a bound given to it would be silently ignored, so it is refused.
+    // A chain's block-level plan is exact, and no block-level plan takes a
+    // time limit: a bound given there would be silently ignored, so it is refused.
     void boundsAreRefusedAtBlockLevel_data() {
         QTest::addColumn<QString>("flag");
         QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
         QTest::newRow("effort") << "--effort"
-                                << "2e6";
+                                << "2e6"
+                                << "--effort bounds the op-level search (--granularity op) and the graph planner; "
+                                   "this model is a chain, planned exactly by dynamic programming";
         QTest::newRow("time limit") << "--time-limit"
-                                    << "5";
+                                    << "5"
+                                    << "--time-limit bounds the op-level search only (--granularity op); block-level "
+                                       "plans are bounded by --effort on graphs, and exact on chains";
     }
     void boundsAreRefusedAtBlockLevel() {
         QFETCH(QString, flag);
         QFETCH(QString, value);
-        remat::test::checkRefused({"plan", "--n", "16", "--budget", "6", flag, value},
-                                  flag + " bounds the op-level search only (--granularity op); the block-level plan "
-                                         "is exact");
+        QFETCH(QString, message);
+        remat::test::checkRefused({"plan", "--n", "16", "--budget", "6", flag, value}, message);
     }
 };
 
