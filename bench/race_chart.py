@@ -20,7 +20,7 @@ def draw(result, path):
     ys = [p["observed_peak_bytes"] / 2**20 for p in points]
     x0, x1 = min(0.0, min(xs)), max(xs) or 1.0
     y0, y1 = 0.0, max(ys) * 1.05
-    x1 += (x1 - x0) * 0.05
+    x1 += (x1 - x0) * 0.25  # room for the rightmost labels
 
     def at(x, y):
         return (MARGIN + (x - x0) / (x1 - x0) * (W - 2 * MARGIN), H - MARGIN - (y - y0) / (y1 - y0) * (H - 2 * MARGIN))
@@ -32,7 +32,7 @@ def draw(result, path):
         x, y = x0 + (x1 - x0) * k / 5, y0 + (y1 - y0) * k / 5
         pen.text((at(x, y0)[0] - 12, H - MARGIN + 6), f"{x:.3g}", fill=(0, 0, 0))
         pen.text((8, at(x0, y)[1] - 6), f"{y:.3g}", fill=(0, 0, 0))
-    pen.text((W // 2 - 60, H - 30), "re-run GFLOP (FlopCounterMode)", fill=(0, 0, 0))
+    pen.text((W // 2 - 60, H - 30), "re-run GFLOP (FlopCounterMode formulas)", fill=(0, 0, 0))
     pen.text((8, 20), f"measured peak MiB (project CPU counter)  -  {result['model']}, PyTorch {result['torch']}",
              fill=(0, 0, 0))
     for granularity, name in (("module", "block-level"), ("op", "op-level")):
