@@ -61,7 +61,8 @@ _MATMULS = {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.
 # Megatron's selective recomputation: the attention core (scores, softmax,
 # dropout, the weighted sum) is re-run, the rest kept. Eager attention's
 # score products are bmm / baddbmm; fused attention is one SDPA op.
-_ATTENTION_CORE = {aten._softmax.default, aten.native_dropout.default, aten.bmm.default, aten.baddbmm.default,
+_ATTENTION_CORE = {aten._softmax.default, aten._safe_softmax.default, aten.native_dropout.default,
+                   aten.bmm.default, aten.baddbmm.default,
                    aten._scaled_dot_product_flash_attention_for_cpu.default,
                    aten._scaled_dot_product_efficient_attention.default,
                    aten._scaled_dot_product_attention_math.default}
