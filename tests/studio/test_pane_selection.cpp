@@ -33,6 +33,7 @@ void showOpLevelPanes(MainWindow &window) {
     // The op-level example opens with a fourth pane, the op-level plan (docs/studio.md): three are studied here.
     while (session.paneCount() > 3)
         session.removePane(session.paneCount() - 1);
+    session.cancelSimulation(); // its op-level search too, which the panes below do not wait for
     for (int i = 0; i < 3; ++i) {
         studio::PaneConfig config;
         config.strategy = kOpPanes[i];
