@@ -7,6 +7,7 @@
 #include "core/op_plan.h"
 #include "core/planners/op_exact.h"
 #include "core/simulator.h"
+#include "random_op_models.h"
 
 #include <QTest>
 
@@ -14,66 +15,10 @@
 #include <random>
 
 using namespace remat;
+using remat::test::OpModel;
+using remat::test::randomOpModel;
 
 namespace {
-
-struct OpModel {
-    Model model = Model::chain(1);
-    OpGraph graph;
-};
-
-// An input, `blocks` blocks of `ops` op nodes each, and a head node outside
-// any block. Inside a block every op reads its predecessor and sometimes an
-// earlier op of the block or the block's input; what each op's backward keeps
-// is drawn at random (PyTorch's adds keep nothing, softmax keeps its output,
-// matrix products their inputs), and so are sizes, costs and saved internals.
-// The first op of a block keeps the block's input (a LayerNorm, a matrix
-// product) in even seeds, and may not in odd ones (a copy, an add).
-OpModel randomOpModel(int blocks, int ops, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> size(1, 6), cost(0, 5), saved(0, 4), workspace(0, 1);
-    std::bernoulli_distribution coin(0.5), skip(0.3);
-    static const char *const kinds[] = {"aten::mm", "aten::add", "aten::_softmax", "aten::bmm", "aten::gelu"};
-    std::vector<ForwardSpec> specs(1);
-    specs[0].bytes = size(rng);
-    std::vector<std::string> modules{""}, opNames{""};
-    for (int b = 0; b < blocks; ++b) {
-        const int input = static_cast<int>(specs.size()) - 1;
-        for (int k = 0; k < ops; ++k) {
-            const int i = static_cast<int>(specs.size());
-            ForwardSpec s;
-            s.bytes = size(rng);
-            s.gradBytes = size(rng);
-            s.forwardCost = cost(rng);
-            s.backwardCost = cost(rng);
-            s.savedBytes = coin(rng) ? saved(rng) : 0;
-            s.forwardWorkspace = workspace(rng);
-            s.inputs = {i - 1};
-            if (k >= 1 && skip(rng))
-                s.inputs.push_back(std::uniform_int_distribution<int>(input, i - 2)(rng));
-            s.savesGiven = true;
-            for (int p : s.inputs)
-                if ((k == 0 && seed % 2 == 0) || coin(rng))
-                    s.savedInputs.push_back(p);
-            s.savesOutput = coin(rng) && coin(rng);
-            specs.push_back(s);
-            modules.push_back("block" + std::to_string(b));
-            opNames.push_back(kinds[std::uniform_int_distribution<int>(0, 4)(rng)]);
-        }
-    }
-    ForwardSpec head;
-    head.bytes = size(rng);
-    head.inputs = {static_cast<int>(specs.size()) - 1};
-    head.savesGiven = true;
-    head.savedInputs = head.inputs;
-    specs.push_back(head);
-    modules.push_back("");
-    opNames.push_back("aten::addmm");
-    OpModel m;
-    m.model = Model::fromForward(specs);
-    m.graph = opGraph(m.model, modules, opNames);
-    return m;
-}
 
 std::vector<std::int64_t> budgets(std::int64_t from, std::int64_t to) {
     std::vector<std::int64_t> out;

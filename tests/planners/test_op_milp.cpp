@@ -1,0 +1,130 @@
+// The op-level MILP (core/planners/op_milp.h): its rows count every plan's
+// peak exactly as the simulator does, and its optimum equals exhaustive
+// search; on blocks too large to enumerate it proves what the op-level
+// search can only approach.
+#include "core/model_io.h"
+#include "core/op_plan.h"
+#include "core/planners/op_exact.h"
+#include "core/planners/op_milp.h"
+#include "core/simulator.h"
+#include "core/solver/milp.h"
+#include "random_op_models.h"
+
+#include <QTest>
+
+#include <random>
+
+using namespace remat;
+using remat::planners::OpMilp;
+using remat::planners::OpMilpOptions;
+using remat::planners::planOpMilp;
+using remat::test::OpModel;
+using remat::test::randomOpModel;
+
+namespace {
+
+std::int64_t simulatedPeak(const OpModel &m, const KeepSet &keep) {
+    return Simulator::summarize(m.model, opSchedule(m.model, m.graph, keep, "")).peakBytes;
+}
+
+// A random closed plan: every node a block may re-run kept with probability p.
+KeepSet randomKeepSet(const OpModel &m, std::mt19937 &rng, double p) {
+    std::bernoulli_distribution keepIt(p);
+    KeepSet keep = keepEverything(m.graph);
+    for (const OpGroup &g : m.graph.groups)
+        if (g.selectable)
+            for (std::size_t k = 0; k + 1 < g.nodes.size(); ++k)
+                keep[static_cast<std::size_t>(g.nodes[k])] = keepIt(rng);
+    return closeKeepSet(m.model, m.graph, keep);
+}
+
+OpModel shipped(const std::string &name) {
+    const ModelFile file =
+        loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + name);
+    return {file.model, opGraph(file)};
+}
+
+} // namespace
+
+class OpMilpTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        if (!solver::milpSolverAvailable())
+            QSKIP("remat was built without a MILP solver");
+    }
+
+    void rowsCountWhatTheSimulatorCounts() {
+        for (unsigned seed = 1; seed <= 80; ++seed) {
+            const OpModel m = randomOpModel(2 + seed % 3, 3 + seed % 9, seed);
+            const OpMilp milp(m.model, m.graph, 1 << 30);
+            std::mt19937 rng(seed);
+            std::vector<KeepSet> plans{keepEverything(m.graph), keepBlockOutputs(m.graph),
+                                       keepMatmuls(m.model, m.graph)};
+            for (int k = 0; k < 20; ++k)
+                plans.push_back(randomKeepSet(m, rng, k % 2 ? 0.3 : 0.7));
+            for (const KeepSet &keep : plans)
+                QVERIFY2(milp.peakOf(keep) == simulatedPeak(m, keep),
+                         qPrintable(QString("seed %1: rows %2, simulator %3")
+                                        .arg(seed)
+                                        .arg(milp.peakOf(keep))
+                                        .arg(simulatedPeak(m, keep))));
+        }
+    }
+
+    void rowsCountTracedModels() {
+        const OpModel m = shipped("gpt2-layers-seq1024-ops-traced.json");
+        const OpMilp milp(m.model, m.graph, std::int64_t{1} << 50);
+        std::mt19937 rng(7);
+        std::vector<KeepSet> plans{keepEverything(m.graph), keepBlockOutputs(m.graph), keepMatmuls(m.model, m.graph),
+                                   keepAllButAttentionCore(m.model, m.graph)};
+        for (int k = 0; k < 10; ++k)
+            plans.push_back(randomKeepSet(m, rng, 0.2 + 0.06 * k));
+        for (const KeepSet &keep : plans)
+            if (!keep.empty())
+                QCOMPARE(milp.peakOf(keep), simulatedPeak(m, keep));
+    }
+
+    void optimumEqualsExhaustiveSearch() {
+        for (unsigned seed = 1; seed <= 30; ++seed) {
+            const OpModel m = randomOpModel(seed % 3 == 0 ? 3 : 2, seed % 2 == 0 ? 4 : 3, seed);
+            const OpPlanner dp(m.model, m.graph);
+            const std::int64_t least = dp.minimumPeakBytes(), most = dp.storeAllPeakBytes();
+            QVERIFY(!planOpMilp(m.model, m.graph, least - 1, {100000, {}, {}}));
+            for (std::int64_t budget = least; budget <= most; ++budget) {
+                const auto reference = exhaustiveOpPlan(m.model, m.graph, budget);
+                const auto milp = planOpMilp(m.model, m.graph, budget, {100000, {}, {}});
+                const QString where = QString("seed %1 budget %2").arg(seed).arg(budget);
+                QVERIFY2(reference && milp, qPrintable(where));
+                QVERIFY2(milp->optimal, qPrintable(where));
+                QCOMPARE(milp->recomputeCost, reference->recomputeCost);
+                QCOMPARE(milp->peakBytes, simulatedPeak(m, milp->keep));
+                QVERIFY(milp->peakBytes <= budget);
+            }
+        }
+    }
+
+    void provesBlocksTooLargeToEnumerate() {
+        // Blocks of 40 op nodes: beyond the op-level search's 24, so its
+        // plans are not exact; the MILP's are proven and never cost more.
+        for (unsigned seed : {3u, 4u}) {
+            const OpModel m = randomOpModel(3, 40, seed);
+            const OpPlanner dp(m.model, m.graph);
+            QVERIFY(!dp.exact());
+            const std::int64_t least = dp.minimumPeakBytes(), most = dp.storeAllPeakBytes();
+            for (int k = 0; k <= 4; ++k) {
+                const std::int64_t budget = least + (most - least) * k / 4;
+                const auto heuristic = dp.plan(budget);
+                QVERIFY(heuristic);
+                OpMilpOptions options{100000, {heuristic->keep}, {}};
+                const auto milp = planOpMilp(m.model, m.graph, budget, options);
+                QVERIFY(milp && milp->optimal);
+                QVERIFY(milp->recomputeCost <= heuristic->recomputeCost);
+                QVERIFY(milp->peakBytes <= budget);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(OpMilpTest)
+#include "test_op_milp.moc"
