@@ -1,5 +1,7 @@
 #include "core/op_frontier.h"
 
+#include <limits>
+
 #include <algorithm>
 
 namespace remat {
@@ -47,6 +49,17 @@ OpFrontier computeOpFrontier(const Model &model, const OpGraph &graph, int sampl
     for (int k = 0; k < samples; ++k) {
         const std::int64_t budget = f.minimumBytes + (f.storeAllBytes - f.minimumBytes) * k / (samples - 1);
         f.points.push_back({budget, op.plan(budget), block.plan(budget)});
+        const auto &planned = f.points.back().opLevel;
+        if (!planned)
+            continue;
+        f.solved = f.solved || planned->solverNodes >= 0;
+        if (planned->exact)
+            ++f.provenPoints;
+        else
+            f.largestGap = std::max(f.largestGap, planned->lowerBound > 0
+                                                      ? (planned->recomputeCost - planned->lowerBound) /
+                                                            planned->recomputeCost
+                                                      : std::numeric_limits<double>::infinity());
     }
     f.named = opNamedPolicies(model, graph);
     return f;

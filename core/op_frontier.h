@@ -43,6 +43,12 @@ struct OpFrontier {
     bool exact = true;
     bool cutByClock = false; // the time limit narrowed the op-level search (OpPlanResult::cutByClock)
     std::string inexactReason;
+    // Where the enumeration is not exact and the op-level MILP solved the
+    // points: how many it proved optimal, and the largest gap it stated (a
+    // fraction; infinity where a point has no bound).
+    bool solved = false;
+    int provenPoints = 0;
+    double largestGap = 0;
     std::int64_t replayedOps = 0;     // the op-level search's, which the effort bounds (OpPlanner::replayedOps)
     std::int64_t minimumBytes = 0;    // the least peak an op-level plan reaches
     std::int64_t storeAllBytes = 0;   // store-all's peak

@@ -199,8 +199,8 @@ int main(int argc, char **argv) {
     planCmd->add_option("--effort", plan.effort,
                         "--granularity op: simulator ops the search may replay, 1 to 1e12 (default " +
                             remat::effortText(remat::kDefaultOpEffort) +
-                            "); a function of the model, so the same plan on every machine; beyond, the costliest "
-                            "nodes are searched and the plan is marked not proven optimal");
+                            "); a function of the model, so the same plan on every machine; beyond, an exact MILP "
+                            "plans (branch-and-bound nodes bounded too) and the plan says optimal or its proven gap");
     planCmd->add_option("--time-limit", plan.timeLimit,
                         "--granularity op: a wall-clock limit in seconds, off by default; a plan it cuts is marked "
                         "not reproducible (it depends on the machine's speed)");

@@ -32,6 +32,10 @@ namespace remat {
 // level"); the margin is for models alike.
 inline constexpr std::int64_t kDefaultOpEffort = 600'000'000;
 inline constexpr std::int64_t kMaxOpEffort = 1'000'000'000'000;
+// Branch-and-bound nodes the op-level MILP (planners/op_milp.h) may take for a
+// plan where the enumeration does not reach (docs/planners.md, "Op level:
+// beyond enumeration").
+inline constexpr std::int64_t kDefaultOpSolverEffort = 2000;
 
 struct OpPlannerOptions {
     int maxEnumerated = 24; // nodes per block whose keeping is searched (2^24 keep sets at most)
@@ -47,6 +51,10 @@ struct OpPlannerOptions {
     double timeLimitSeconds = 0;
     std::function<double()> clock; // seconds, read only under a time limit; empty: std::chrono::steady_clock
     bool blockLevel = false;       // only "keep all" and "keep the output" per block: the block-level plans
+    // Where the enumeration is not exact, each plan and the least peak are
+    // solved again by the op-level MILP with this many branch-and-bound
+    // nodes, started from the enumeration's plan; 0: not at all.
+    std::int64_t solverEffort = kDefaultOpSolverEffort;
     std::function<void(double)> progress;
     std::function<bool()> cancelled;
 };
@@ -55,8 +63,13 @@ struct OpPlanResult {
     KeepSet keep;
     double recomputeCost = 0;
     std::int64_t predictedPeakBytes = 0; // the DP's; the simulator's count of opSchedule equals it
-    bool exact = true;                   // every keep set of every block was searched
+    bool exact = true;                   // proven least: every keep set searched, or the MILP closed its gap
     bool cutByClock = false;             // the time limit narrowed a search: another machine may plan otherwise
+    double lowerBound = 0;               // proven: no plan within the budget re-runs less (0: nothing proven)
+    std::int64_t solverNodes = -1;       // the MILP's branch-and-bound nodes; -1: the enumeration planned it
+    // "exact: ...", "optimal (gap 0) ...", "within 0.42 % of the least
+    // (proven bound) ..." or "not proven optimal ... (gap not bounded)".
+    std::string proof(const std::string &inexactReason) const;
 };
 
 class OpPlanner {
@@ -64,12 +77,15 @@ public:
     // Throws InvalidArgument when a block's nodes feed beyond the next block
     // (the DP's decomposition would not hold), Cancelled when asked to stop.
     OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions options = {});
-    // The least peak any plan reaches.
+    // The least peak any plan reaches: the enumeration's, or where it is not
+    // exact the op-level MILP's, proven or not (minimumPeakProven).
     std::int64_t minimumPeakBytes() const;
+    bool minimumPeakProven() const;
     // Store-all's peak (every block kept whole).
     std::int64_t storeAllPeakBytes() const;
     // The least re-run cost within `budgetBytes`; nullopt when no plan fits.
     std::optional<OpPlanResult> plan(std::int64_t budgetBytes) const;
+    // Every keep set of every block enumerated (then every plan is exact).
     bool exact() const { return exact_; }
     std::string inexactReason() const { return inexactReason_; }
     bool cutByClock() const { return cutByClock_; }
@@ -88,7 +104,18 @@ public:
 private:
     const Model &model_;
     const OpGraph &graph_;
+    std::optional<OpPlanResult> enumeratedPlan(std::int64_t budgetBytes) const;
+    std::int64_t enumeratedMinimumPeak() const;
+    bool solves() const;
+
     std::vector<std::vector<Option>> options_; // per group, Pareto-pruned
+    std::int64_t solverEffort_ = 0;
+    std::function<bool()> cancelled_;
+    struct Minimum {
+        std::int64_t peak = 0;
+        bool proven = false;
+    };
+    mutable std::optional<Minimum> minimum_;
     std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
     bool exact_ = true;
     bool cutByClock_ = false;

@@ -31,11 +31,12 @@ double memoryScale(const Model &model) {
 
 } // namespace
 
-OpMilp::OpMilp(const Model &model, const OpGraph &graph, std::int64_t budgetBytes) : model_(model), graph_(graph) {
-    build(budgetBytes);
+OpMilp::OpMilp(const Model &model, const OpGraph &graph, std::int64_t budgetBytes, bool minimizePeak)
+    : model_(model), graph_(graph) {
+    build(budgetBytes, minimizePeak);
 }
 
-void OpMilp::build(std::int64_t budgetBytes) {
+void OpMilp::build(std::int64_t budgetBytes, bool minimizePeak) {
     const int f = model_.forwardCount();
     const NodeId nodes = static_cast<NodeId>(model_.nodeCount());
     scale_ = memoryScale(model_);
@@ -51,7 +52,8 @@ void OpMilp::build(std::int64_t budgetBytes) {
         groupColumn_[g] = problem_.addBinary();
         for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k) {
             const int j = group.nodes[k];
-            rerun_[static_cast<std::size_t>(j)] = problem_.addBinary(model_.cost(model_.forwardNode(j)));
+            rerun_[static_cast<std::size_t>(j)] =
+                problem_.addBinary(minimizePeak ? 0.0 : model_.cost(model_.forwardNode(j)));
             keepNone[static_cast<std::size_t>(j)] = 0;
             problem_.addRow({{groupColumn_[g], 1}, {rerun_[static_cast<std::size_t>(j)], -1}}, 0, kInf);
         }
@@ -274,6 +276,7 @@ void OpMilp::build(std::int64_t budgetBytes) {
             problem_.addRow({{cover.column, 1}, {covered, -1}}, 0, kInf);
     }
     const double cap = static_cast<double>(budgetBytes) / scale_;
+    const int peak = minimizePeak ? problem_.addColumn(0, kInf, 1, false) : -1;
     for (Row &row : memory_) {
         std::map<int, double> merged;
         for (const auto &term : row.terms)
@@ -282,6 +285,12 @@ void OpMilp::build(std::int64_t budgetBytes) {
         for (const auto &[column, coefficient] : merged)
             if (coefficient != 0)
                 row.terms.push_back({column, coefficient});
+        if (minimizePeak) {
+            std::vector<solver::LinearTerm> terms = row.terms;
+            terms.push_back({peak, -1});
+            problem_.addRow(std::move(terms), -kInf, -row.constant);
+            continue;
+        }
         if (row.terms.empty()) {
             if (row.constant > cap)
                 infeasible_ = true;
@@ -366,6 +375,7 @@ std::optional<OpMilpPlan> planOpMilp(const Model &model, const OpGraph &graph, s
     solver::MilpOptions solve;
     solve.maxNodes = options.effort;
     solve.cancelled = options.cancelled;
+    solve.cuts = true;
     if (best)
         solve.starts.push_back(milp.encode(best->keep));
     const solver::MilpResult result = solver::solveMilp(milp.problem(), solve);
@@ -384,6 +394,39 @@ std::optional<OpMilpPlan> planOpMilp(const Model &model, const OpGraph &graph, s
     if (best->optimal)
         best->lowerBound = best->recomputeCost;
     return best;
+}
+
+OpMilpMinimum minimumOpMilpPeak(const Model &model, const OpGraph &graph, const OpMilpOptions &options) {
+    const OpMilp milp(model, graph, 0, true);
+    std::optional<OpMilpMinimum> best;
+    const auto consider = [&](const KeepSet &keep) {
+        if (!keepSetProblem(model, graph, keep).empty())
+            return;
+        const std::int64_t peak = Simulator::summarize(model, opSchedule(model, graph, keep, "")).peakBytes;
+        if (!best || peak < best->peakBytes)
+            best = OpMilpMinimum{keep, peak};
+    };
+    consider(keepBlockOutputs(graph));
+    for (const KeepSet &start : options.starts)
+        consider(start);
+    solver::MilpOptions solve;
+    solve.maxNodes = options.effort;
+    solve.cancelled = options.cancelled;
+    solve.cuts = true;
+    solve.starts.push_back(milp.encode(best->keep));
+    const solver::MilpResult result = solver::solveMilp(milp.problem(), solve);
+    if (!result.x.empty())
+        consider(milp.keepSet(result.x));
+    best->nodes = result.nodes;
+    // The bound is in the problem's units; a peak is whole bytes.
+    const double bound = std::ceil(result.bound * milp.scale() - 1e-6 * milp.scale());
+    best->lowerBound = std::min(best->peakBytes, static_cast<std::int64_t>(std::max(0.0, bound)));
+    best->optimal = best->lowerBound == best->peakBytes ||
+                    (result.status == solver::MilpResult::Status::Optimal &&
+                     static_cast<double>(best->peakBytes) <= result.objective * milp.scale() + 0.5);
+    if (best->optimal)
+        best->lowerBound = best->peakBytes;
+    return *best;
 }
 
 } // namespace remat::planners

@@ -29,8 +29,9 @@ namespace remat::planners {
 
 class OpMilp {
 public:
-    // Minimize the re-run cost within `budgetBytes`.
-    OpMilp(const Model &model, const OpGraph &graph, std::int64_t budgetBytes);
+    // Minimize the re-run cost within `budgetBytes`, or, with `minimizePeak`,
+    // the peak (the budget ignored).
+    OpMilp(const Model &model, const OpGraph &graph, std::int64_t budgetBytes, bool minimizePeak = false);
 
     const solver::MilpProblem &problem() const { return problem_; }
     // The plan a solution describes.
@@ -55,7 +56,7 @@ private:
         std::vector<solver::LinearTerm> terms;
         double constant = 0;
     };
-    void build(std::int64_t budgetBytes);
+    void build(std::int64_t budgetBytes, bool minimizePeak);
     std::vector<double> complete(std::vector<double> x) const;
 
     const Model &model_;
@@ -91,6 +92,17 @@ struct OpMilpPlan {
     std::int64_t nodes = 0;
     int columns = 0, rows = 0;
 };
+
+struct OpMilpMinimum {
+    KeepSet keep;
+    std::int64_t peakBytes = 0;  // the simulator's count of that plan
+    std::int64_t lowerBound = 0; // proven: no op-level plan peaks lower
+    bool optimal = false;
+    std::int64_t nodes = 0;
+};
+
+// The least peak of an op-level plan, started from `options.starts`.
+OpMilpMinimum minimumOpMilpPeak(const Model &model, const OpGraph &graph, const OpMilpOptions &options = {});
 
 // The least re-run cost of an op-level plan within the budget, or the best
 // found with its proven bound; nullopt when the solver proves no plan fits or

@@ -57,6 +57,9 @@ struct MilpOptions {
     // others recomputed): the search starts from the best that is feasible.
     std::vector<std::vector<double>> starts;
     std::function<bool()> cancelled; // polled between nodes; true stops with Cancelled
+    // The solver's cutting planes: they close the op-level problems' gaps
+    // (knapsack-like rows), and cost time for nothing on the graph MILP's.
+    bool cuts = false;
 };
 
 struct MilpResult {

@@ -105,11 +105,13 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     const std::string nodes = std::to_string(options.maxNodes);
     // Preprocessing, cut generation and CBC's own heuristics took minutes on
     // the exact graph planner's problems for bounds no better than the LP's
-    // (docs/planners.md): off, so that the work goes into branching.
+    // (docs/planners.md): off, so that the work goes into branching. The
+    // op-level problems ask for cuts (MilpOptions::cuts): they close gaps
+    // there that branching alone leaves open.
     // Clp's presolve also leaks a buffer per solve (CoinUtils 2.11, implied_free_action), which
     // LeakSanitizer reports: off too, for a few per cent more time on the first LP.
     const char *argv[] = {"remat", "-log",  "0",   "-slog", "0",   "-preprocess", "off", "-presolve", "off", "-cuts",
-                          "off",   "-heur", "off", "-maxNodes", nodes.c_str(), "-solve", "-quit"};
+                          options.cuts ? "on" : "off",   "-heur", options.cuts ? "on" : "off", "-maxNodes", nodes.c_str(), "-solve", "-quit"};
     int rc = 0;
     try {
         rc = CbcMain1(static_cast<int>(std::size(argv)), argv, model, [](CbcModel *, int) { return 0; }, data);

@@ -231,15 +231,31 @@ private slots:
         QVERIFY(half->predictedPeakBytes <= op.storeAllPeakBytes() / 2);
     }
 
+    // Beyond the enumeration the plan says so; the op-level MILP then
+    // proves it, equal to exhaustive search.
     void aBlockTooLargeToSearchSaysSo() {
         const OpModel m = randomOpModel(2, 6, 9);
         OpPlannerOptions options;
         options.maxEnumerated = 3;
+        options.solverEffort = 0;
         const OpPlanner planner(m.model, m.graph, options);
         QVERIFY(!planner.exact());
         QVERIFY(planner.inexactReason().find("block0") != std::string::npos);
         const auto plan = planner.plan(planner.storeAllPeakBytes());
         QVERIFY(plan && !plan->exact);
+        QVERIFY(plan->proof(planner.inexactReason()).find("gap not bounded") != std::string::npos);
+        options.solverEffort = kDefaultOpSolverEffort;
+        const OpPlanner solved(m.model, m.graph, options);
+        QVERIFY(!solved.exact());
+        const std::int64_t least = solved.minimumPeakBytes();
+        QVERIFY(solved.minimumPeakProven());
+        QVERIFY(!exhaustiveOpPlan(m.model, m.graph, least - 1));
+        for (std::int64_t budget : budgets(least, solved.storeAllPeakBytes())) {
+            const auto p = solved.plan(budget);
+            QVERIFY(p && p->exact);
+            QCOMPARE(p->recomputeCost, exhaustiveOpPlan(m.model, m.graph, budget)->recomputeCost);
+            QVERIFY(p->proof(solved.inexactReason()).find("optimal (gap 0)") == 0);
+        }
     }
 
     // The search is bounded by work, never by the clock: on a machine whose
@@ -260,6 +276,7 @@ private slots:
         int reads = 0;
         OpPlannerOptions here, slow;
         here.effort = slow.effort = effort;
+        here.solverEffort = slow.solverEffort = 0; // the enumeration's own plans
         slow.clock = [&reads] { return 3600.0 * ++reads; };
         const OpPlanner a(m.model, m.graph, here), b(m.model, m.graph, slow);
         QCOMPARE(reads, 0);
@@ -282,6 +299,7 @@ private slots:
     void theClockCutsOnlyWhenAskedAndSaysSo() {
         const OpModel m = randomOpModel(2, 9, 4);
         OpPlannerOptions limited;
+        limited.solverEffort = 0;
         limited.timeLimitSeconds = 60;
         limited.clock = [t = 0.0]() mutable { return t += 3600; };
         const OpPlanner cut(m.model, m.graph, limited);
@@ -330,6 +348,7 @@ private slots:
                                     std::int64_t{12000}, full.replayedOps() * 4}) {
             OpPlannerOptions options;
             options.effort = effort;
+            options.solverEffort = 0;
             const OpPlanner planner(m.model, m.graph, options);
             QVERIFY2(planner.replayedOps() <= std::max(effort, floor.replayedOps()),
                      qPrintable(QString("effort %1: %2 ops").arg(effort).arg(planner.replayedOps())));

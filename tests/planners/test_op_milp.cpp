@@ -124,6 +124,28 @@ private slots:
             }
         }
     }
+
+    // A Llama-style block as Hugging Face ships it (RMSNorm, rotary
+    // positions, SwiGLU): 33 nodes a plan may re-run, beyond the enumeration;
+    // the planner's plan is proven optimal, and the simulator counts it
+    // within the budget.
+    void provesTheLlamaBlock() {
+        const OpModel m = shipped("hf-llama-1b-layers4-seq512-ops-traced.json");
+        OpPlannerOptions options;
+        options.effort = 1'000'000; // the enumeration's share: the MILP does the rest
+        const OpPlanner planner(m.model, m.graph, options);
+        QVERIFY(!planner.exact());
+        const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
+        QVERIFY(planner.minimumPeakProven());
+        for (const std::int64_t budget : {least + (most - least) / 3, least + 2 * (most - least) / 3}) {
+            const auto plan = planner.plan(budget);
+            QVERIFY(plan);
+            QVERIFY2(plan->exact && plan->solverNodes >= 0, plan->proof(planner.inexactReason()).c_str());
+            QCOMPARE(simulatedPeak(m, plan->keep), plan->predictedPeakBytes);
+            QVERIFY(plan->predictedPeakBytes <= budget);
+            QCOMPARE(plan->recomputeCost, recomputeCost(m.model, m.graph, plan->keep));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(OpMilpTest)
