@@ -102,13 +102,28 @@ MeasuredPointsLayout MeasuredPointsLayout::make(const QRectF &rect, const QFontM
     legendWidth += 36;
     l.legend = QRectF(l.plot.right() - legendWidth - 6, l.plot.top() + 6, legendWidth, 3 * h + 8);
 
-    std::vector<QSizeF> sizes;
-    for (const RacePoint &p : race.points) {
+    std::vector<QPointF> anchors; // one per label
+    for (std::size_t i = 0; i < race.points.size(); ++i) {
+        const RacePoint &p = race.points[i];
         l.points.emplace_back(l.x(static_cast<double>(p.observedPeakBytes)), l.y(p.recomputeFlops));
-        sizes.emplace_back(metrics.horizontalAdvance(qs(p.who)) + 6, h);
+        std::size_t same = 0;
+        while (same < i && (race.points[same].observedPeakBytes != p.observedPeakBytes ||
+                            race.points[same].recomputeFlops != p.recomputeFlops))
+            ++same;
+        if (same < i) {
+            l.labelOf.push_back(l.labelOf[same]);
+            l.labelTexts[l.labelOf[same]] += QStringLiteral("; ") + qs(p.who);
+            continue;
+        }
+        l.labelOf.push_back(anchors.size());
+        anchors.push_back(l.points.back());
+        l.labelTexts.push_back(qs(p.who));
     }
+    std::vector<QSizeF> sizes;
+    for (const QString &text : l.labelTexts)
+        sizes.emplace_back(metrics.horizontalAdvance(text) + 6, h);
     l.labels =
-        placePeakLabels(l.points, sizes, kMarkerRadius * 1.25 + 1, {}, 0, {l.legend}, l.plot.adjusted(1, 1, -1, -1));
+        placePeakLabels(anchors, sizes, kMarkerRadius * 1.25 + 1, {}, 0, {l.legend}, l.plot.adjusted(1, 1, -1, -1));
     return l;
 }
 
@@ -127,14 +142,18 @@ void paintMeasuredPoints(QPainter &painter, const QRectF &rect, const RaceResult
     const QRectF &plot = l.plot;
     const double h = metrics.height();
 
+    // Too long for the width: cut in the middle (the model's path), never past the picture.
+    const double width = rect.width() - 8;
     painter.setPen(palette.text);
-    painter.drawText(QRectF(rect.left() + 4, rect.top(), rect.width() - 8, h * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("Measured in PyTorch %1: %2").arg(qs(race->torch), qs(race->model)));
+    painter.drawText(
+        QRectF(rect.left() + 4, rect.top(), width, h * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
+        metrics.elidedText(QStringLiteral("Measured in PyTorch %1: %2").arg(qs(race->torch), qs(race->model)),
+                           Qt::ElideMiddle, width));
     painter.setPen(palette.mutedText);
-    painter.drawText(QRectF(rect.left() + 4, rect.top() + h * 1.3, rect.width() - 8, h * 1.5),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("re-run FLOPs (flop_counter's formulas) against observed peak (LiveTensors); "
-                                    "own axes: another model, not the curve's cost"));
+    painter.drawText(QRectF(rect.left() + 4, rect.top() + h * 1.3, width, h * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
+                     metrics.elidedText(QStringLiteral("re-run FLOPs against observed peak, on their own axes: "
+                                                       "another model than the curve's, and not its cost"),
+                                        Qt::ElideRight, width));
 
     for (const double v : l.flopTicks) {
         painter.setPen(QPen(v == 0 ? palette.mutedText : palette.grid, 1));
@@ -170,20 +189,25 @@ void paintMeasuredPoints(QPainter &painter, const QRectF &rect, const RaceResult
                          Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(raceKindCaption(kKinds[i])));
     }
 
-    // Leaders first, then markers, then labels over everything.
+    // Leaders first, then markers, then labels over everything; a label in
+    // the colour of the first point it names.
+    std::vector<std::size_t> first(l.labels.size(), race->points.size());
     for (std::size_t i = 0; i < race->points.size(); ++i)
-        if (!l.labels[i].besideMarker) {
-            painter.setPen(QPen(raceKindColour(race->points[i].kind, palette), 1, Qt::DotLine));
-            painter.drawLine(l.points[i], leaderEnd(l.points[i], l.labels[i].box));
+        first[l.labelOf[i]] = std::min(first[l.labelOf[i]], i);
+    for (std::size_t g = 0; g < l.labels.size(); ++g)
+        if (!l.labels[g].besideMarker) {
+            const QPointF &anchor = l.points[first[g]];
+            painter.setPen(QPen(raceKindColour(race->points[first[g]].kind, palette), 1, Qt::DotLine));
+            painter.drawLine(anchor, leaderEnd(anchor, l.labels[g].box));
         }
     for (std::size_t i = 0; i < race->points.size(); ++i)
         paintRaceMarker(painter, l.points[i], race->points[i].kind, palette);
-    for (std::size_t i = 0; i < race->points.size(); ++i) {
+    for (std::size_t g = 0; g < l.labels.size(); ++g) {
         painter.setPen(Qt::NoPen);
         painter.setBrush(backing);
-        painter.drawRoundedRect(l.labels[i].box, 3, 3);
-        painter.setPen(raceKindColour(race->points[i].kind, palette).darker(palette.isDark() ? 80 : 140));
-        painter.drawText(l.labels[i].box, Qt::AlignCenter, qs(race->points[i].who));
+        painter.drawRoundedRect(l.labels[g].box, 3, 3);
+        painter.setPen(raceKindColour(race->points[first[g]].kind, palette).darker(palette.isDark() ? 80 : 140));
+        painter.drawText(l.labels[g].box, Qt::AlignCenter, l.labelTexts[g]);
     }
     painter.setBrush(Qt::NoBrush);
 }

@@ -12,6 +12,7 @@
 #include "core/race_points.h"
 
 #include <QRectF>
+#include <QString>
 
 #include <vector>
 
@@ -32,7 +33,11 @@ struct MeasuredPointsLayout {
     double flopsBottom = 0, flopsTop = 1;
     std::vector<double> byteTicks, flopTicks;
     std::vector<QPointF> points; // RaceResult::points, in order
+    // One label per position: points measured alike (the same peak and
+    // FLOPs) share one, their `who`s joined by "; ". labelOf[i] is point i's.
     std::vector<PeakLabel> labels;
+    std::vector<QString> labelTexts;
+    std::vector<std::size_t> labelOf;
     static constexpr double kMarkerRadius = 5.5;
 
     static MeasuredPointsLayout make(const QRectF &rect, const QFontMetricsF &metrics, const RaceResult &race);

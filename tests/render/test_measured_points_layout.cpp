@@ -43,20 +43,28 @@ private slots:
         const MeasuredPointsLayout l = MeasuredPointsLayout::make(rect, metrics, race);
         QVERIFY(rect.contains(l.plot));
         QCOMPARE(l.points.size(), race.points.size());
-        QCOMPARE(l.labels.size(), race.points.size());
+        // Points measured alike share a label: torch.compile 0.7 and 0.9, remat block-level at two budgets.
+        QCOMPARE(l.labelOf.size(), race.points.size());
+        QCOMPARE(l.labels.size(), race.points.size() - 2);
+        QCOMPARE(l.labelTexts.size(), l.labels.size());
+        QCOMPARE(l.labelTexts[l.labelOf[7]], QStringLiteral("torch.compile budget 0.7; torch.compile budget 0.9"));
+        QCOMPARE(l.labelOf[6], l.labelOf[7]);
         QCOMPARE(l.flopsBottom, 0.0); // no point re-ran fewer FLOPs than store-all
         QCOMPARE(l.y(0), l.plot.bottom());
         QCOMPARE(l.x(0), l.plot.left());
         for (std::size_t i = 0; i < race.points.size(); ++i) {
             const RacePoint &p = race.points[i];
             QVERIFY2(l.plot.contains(l.points[i]), p.who.c_str());
-            QVERIFY(l.labels[i].box.width() > 0);
+            QVERIFY(l.labels[l.labelOf[i]].box.width() > 0);
+            QVERIFY(l.labelTexts[l.labelOf[i]].contains(QString::fromStdString(p.who)));
             for (std::size_t j = 0; j < race.points.size(); ++j) {
                 const RacePoint &q = race.points[j];
                 // More peak: further right; more re-run FLOPs: higher (smaller y); equal: the same.
                 QCOMPARE(p.observedPeakBytes < q.observedPeakBytes, l.points[i].x() < l.points[j].x());
                 QCOMPARE(p.recomputeFlops<q.recomputeFlops, l.points[i].y()> l.points[j].y());
                 QCOMPARE(p.observedPeakBytes == q.observedPeakBytes, l.points[i].x() == l.points[j].x());
+                QCOMPARE(p.observedPeakBytes == q.observedPeakBytes && p.recomputeFlops == q.recomputeFlops,
+                         l.labelOf[i] == l.labelOf[j]);
             }
         }
         // Axes: ticks inside the plot, round tops above the largest values.
