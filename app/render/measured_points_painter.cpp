@@ -151,8 +151,8 @@ void paintMeasuredPoints(QPainter &painter, const QRectF &rect, const RaceResult
                            Qt::ElideMiddle, width));
     painter.setPen(palette.mutedText);
     painter.drawText(QRectF(rect.left() + 4, rect.top() + h * 1.3, width, h * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
-                     metrics.elidedText(QStringLiteral("re-run FLOPs against observed peak, on their own axes: "
-                                                       "another model than the curve's, and not its cost"),
+                     metrics.elidedText(QStringLiteral("FLOPs re-run against observed peak, on their own axes: "
+                                                       "another model, and re-run rather than total compute"),
                                         Qt::ElideRight, width));
 
     for (const double v : l.flopTicks) {

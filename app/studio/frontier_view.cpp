@@ -243,11 +243,13 @@ void FrontierDialog::showMeasuredPoints() {
         notRun << qs(n.who);
         reasons << qs(n.who + ": " + n.reason);
     }
-    QString text = tr("%1 points from %2%3, measured by bench/framework_race.py: each configuration's peak observed "
-                      "in PyTorch and the FLOPs it re-ran; not the curve's model or cost unit, so on their own axes.")
-                       .arg(race->points.size())
-                       .arg(QFileInfo(session_->measuredPointsFile()).fileName(),
-                            race->date.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(race->date)));
+    QString text =
+        tr("%1 points from %2%3, measured by bench/framework_race.py: each configuration's peak observed "
+           "in PyTorch and the FLOPs it re-ran. Another model than the curve's, and FLOPs re-run rather than "
+           "total compute: on their own axes.")
+            .arg(race->points.size())
+            .arg(QFileInfo(session_->measuredPointsFile()).fileName(),
+                 race->date.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(race->date)));
     if (!notRun.isEmpty())
         text += tr(" Not run: %1.").arg(notRun.join(QStringLiteral("; ")));
     measuredText_->setText(text);
