@@ -141,12 +141,14 @@ void paintFrontier(QPainter &painter, const QRectF &rect, const Frontier *fronti
     painter.setPen(palette.text);
     painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height() + 4, plot.width(), metrics.height()),
                      Qt::AlignHCenter, QStringLiteral("peak memory"));
-    painter.drawText(QRectF(rect.left() + 4, rect.top(), rect.width(), metrics.height() * 1.5),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     QStringLiteral("least compute for each peak (staircase)%1 and named strategies (points); "
-                                    "compute in %2")
-                         .arg(f.dtrCurve.empty() ? QString() : QStringLiteral(", dtr at each budget (dashed)"),
-                              costUnit.empty() ? QStringLiteral("op costs") : qs(costUnit)));
+    // The unit first: a narrow picture (the measured points beside it) cuts the end.
+    painter.drawText(
+        QRectF(rect.left() + 4, rect.top(), rect.width() - 8, metrics.height() * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
+        metrics.elidedText(QStringLiteral("compute in %1: the least for each peak (staircase)%2 and named strategies "
+                                          "(points)")
+                               .arg(costUnit.empty() ? QStringLiteral("op costs") : qs(costUnit),
+                                    f.dtrCurve.empty() ? QString() : QStringLiteral(", dtr at each budget (dashed)")),
+                           Qt::ElideRight, rect.width() - 8));
 
     painter.setBrush(Qt::NoBrush);
     if (!l.blockStaircase.isEmpty()) {

@@ -1,6 +1,7 @@
 #include "app/studio/frontier_view.h"
 
 #include "app/render/frontier_painter.h"
+#include "app/render/measured_points_painter.h"
 #include "app/render/palette.h"
 #include "app/studio/session.h"
 #include "core/errors.h"
@@ -10,13 +11,17 @@
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
+#include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -53,6 +58,24 @@ void FrontierChart::paintEvent(QPaintEvent *) {
 
 void FrontierChart::paint(QPainter &painter, const QRectF &rect) const {
     render::paintFrontier(painter, rect, frontier_ ? &*frontier_ : nullptr, sizesInNodes_, costUnit_, currentPalette());
+}
+
+MeasuredPointsChart::MeasuredPointsChart(QWidget *parent) : QWidget(parent) {
+    setMinimumSize(420, 320);
+}
+
+void MeasuredPointsChart::setPoints(std::shared_ptr<const RaceResult> points) {
+    points_ = std::move(points);
+    update();
+}
+
+void MeasuredPointsChart::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    paint(painter, rect());
+}
+
+void MeasuredPointsChart::paint(QPainter &painter, const QRectF &rect) const {
+    render::paintMeasuredPoints(painter, rect, points_.get(), currentPalette());
 }
 
 FrontierPanel::FrontierPanel(std::shared_ptr<const Model> model, QWidget *parent)
@@ -145,10 +168,28 @@ void FrontierPanel::onFinished() {
     emit computed(true);
 }
 
-FrontierDialog::FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent)
-    : QDialog(parent) {
+FrontierDialog::FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent,
+                               Session *session)
+    : QDialog(parent), session_(session) {
     setWindowTitle(tr("Trade-off curve: %1").arg(modelName));
-    panel_ = new FrontierPanel(std::move(model), this);
+    splitter_ = new QSplitter(Qt::Horizontal, this);
+    panel_ = new FrontierPanel(std::move(model), splitter_);
+    splitter_->addWidget(panel_);
+    if (session_) {
+        measuredBox_ = new QWidget(splitter_);
+        measured_ = new MeasuredPointsChart(measuredBox_);
+        measuredText_ = new QLabel(measuredBox_);
+        measuredText_->setObjectName(QStringLiteral("measuredText"));
+        measuredText_->setWordWrap(true);
+        auto *box = new QVBoxLayout(measuredBox_);
+        box->setContentsMargins(0, 0, 0, 0);
+        box->addWidget(measured_, 1);
+        box->addWidget(measuredText_);
+        splitter_->addWidget(measuredBox_);
+        splitter_->setStretchFactor(0, 1);
+        splitter_->setStretchFactor(1, 1);
+        measuredBox_->hide(); // until the session has points
+    }
     auto *buttons = new QDialogButtonBox(this);
     png_ = buttons->addButton(tr("Export PNG\u2026"), QDialogButtonBox::ActionRole);
     csv_ = buttons->addButton(tr("Export CSV\u2026"), QDialogButtonBox::ActionRole);
@@ -177,9 +218,50 @@ FrontierDialog::FrontierDialog(std::shared_ptr<const Model> model, const QString
         emit computed(ok);
     });
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(panel_, 1);
+    layout->addWidget(splitter_, 1);
     layout->addWidget(buttons);
     resize(960, 640);
+    if (session_) {
+        connect(session_, &Session::measuredPointsChanged, this, &FrontierDialog::showMeasuredPoints);
+        showMeasuredPoints();
+    }
+}
+
+QString FrontierDialog::measuredText() const {
+    return measuredText_ ? measuredText_->text() : QString();
+}
+
+void FrontierDialog::showMeasuredPoints() {
+    const std::shared_ptr<const RaceResult> &race = session_->measuredPoints();
+    const bool wasShown = measuredBox_->isVisibleTo(this);
+    measured_->setPoints(race);
+    measuredBox_->setVisible(race != nullptr);
+    if (!race)
+        return;
+    QStringList notRun, reasons;
+    for (const RaceNotRun &n : race->notRun) {
+        notRun << qs(n.who);
+        reasons << qs(n.who + ": " + n.reason);
+    }
+    QString text =
+        tr("%1 points from %2%3, measured by bench/framework_race.py: each configuration's peak observed "
+           "in PyTorch and the FLOPs it re-ran. Another model than the curve's, and FLOPs re-run rather than "
+           "total compute: on their own axes.")
+            .arg(race->points.size())
+            .arg(QFileInfo(session_->measuredPointsFile()).fileName(),
+                 race->date.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(race->date)));
+    if (!notRun.isEmpty())
+        text += tr(" Not run: %1.").arg(notRun.join(QStringLiteral("; ")));
+    measuredText_->setText(text);
+    measuredText_->setToolTip(reasons.join(QLatin1Char('\n')));
+    if (!wasShown) {
+        // Room for both charts side by side, within the screen.
+        QSize size(std::max(width(), 1560), std::max(height(), 720));
+        if (const QScreen *screen = this->screen())
+            size = size.boundedTo(screen->availableSize() * 0.95);
+        resize(size);
+        splitter_->setSizes({size.width() * 9 / 20, size.width() * 11 / 20});
+    }
 }
 
 bool FrontierDialog::exportPng(const QString &path, QSize size) {
@@ -226,17 +308,56 @@ void FrontierDialog::reject() {
     QDialog::reject();
 }
 
+namespace {
+
+void showCurve(Session &session, QWidget *parent) {
+    const QString name = session.modelName().isEmpty() ? QObject::tr("uniform chain of %1 layers").arg(session.layers())
+                                                       : session.modelName();
+    auto *dialog = new FrontierDialog(session.model(), name, parent, &session);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+} // namespace
+
+bool addMeasuredPoints(Session &session, const QString &path, QWidget *parent) {
+    const QString error = session.loadMeasuredPoints(path);
+    if (error.isEmpty())
+        return true;
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, QObject::tr("Measured points not added"),
+                        QObject::tr("Could not read the race's points from %1.").arg(path), QMessageBox::Ok, parent);
+    box->setObjectName(QStringLiteral("measuredPointsError"));
+    box->setInformativeText(error);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    session.say(error);
+    return false;
+}
+
 void addFrontierAction(QMenu *menu, Session &session, QWidget *parent) {
-    QAction *action = menu->addAction(QObject::tr("&Trade-off curve\u2026"), parent, [&session, parent] {
-        const QString name = session.modelName().isEmpty()
-                                 ? QObject::tr("uniform chain of %1 layers").arg(session.layers())
-                                 : session.modelName();
-        auto *dialog = new FrontierDialog(session.model(), name, parent);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->show();
-    });
+    QMenu *curveMenu = menu->addMenu(QObject::tr("&Trade-off curve"));
+    curveMenu->setObjectName(QStringLiteral("tradeOffMenu"));
+    QAction *action = curveMenu->addAction(QObject::tr("&Show curve\u2026"), parent,
+                                           [&session, parent] { showCurve(session, parent); });
     action->setObjectName(QStringLiteral("tradeOffCurve"));
     action->setShortcut(QKeySequence(QObject::tr("Ctrl+T")));
+    QAction *add = curveMenu->addAction(QObject::tr("&Add measured points\u2026"), parent, [&session, parent] {
+        const QString path =
+            QFileDialog::getOpenFileName(parent, QObject::tr("Measured points: bench/framework_race.py's JSON"),
+                                         QString(), QObject::tr("Race results (*.json);;All files (*)"));
+        if (path.isEmpty() || !addMeasuredPoints(session, path, parent))
+            return;
+        if (!parent->findChild<FrontierDialog *>()) // an open one follows the session
+            showCurve(session, parent);
+    });
+    add->setObjectName(QStringLiteral("addMeasuredPoints"));
+    QAction *clear = curveMenu->addAction(QObject::tr("&Clear measured points"), parent,
+                                          [&session] { session.clearMeasuredPoints(); });
+    clear->setObjectName(QStringLiteral("clearMeasuredPoints"));
+    clear->setEnabled(session.measuredPoints() != nullptr);
+    QObject::connect(&session, &Session::measuredPointsChanged, clear,
+                     [&session, clear] { clear->setEnabled(session.measuredPoints() != nullptr); });
 }
 
 } // namespace remat::studio

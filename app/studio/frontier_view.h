@@ -2,8 +2,11 @@
 // Tools > Trade-off curve: the least compute for every peak memory of the
 // opened model (core/frontier.h), with the named strategies as points on the
 // same axes. It answers "how much compute does each GiB cost me". Computed off
-// the GUI thread with progress and Cancel; exported as PNG and CSV.
+// the GUI thread with progress and Cancel; exported as PNG and CSV. Beside it,
+// on their own axes, the session's measured points from the framework race
+// (Add measured points..., core/race_points.h), when there are any.
 #include "core/frontier.h"
+#include "core/race_points.h"
 
 #include <QDialog>
 #include <QFutureWatcher>
@@ -17,6 +20,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 
 namespace remat::studio {
 
@@ -38,6 +42,22 @@ private:
     std::optional<Frontier> frontier_;
     bool sizesInNodes_ = false;
     std::string costUnit_;
+};
+
+// The race's measured points (app/render/measured_points_painter.h) on their
+// own axes, and a line below naming the file and what the race did not run.
+class MeasuredPointsChart : public QWidget {
+public:
+    explicit MeasuredPointsChart(QWidget *parent = nullptr);
+    void setPoints(std::shared_ptr<const RaceResult> points);
+    const std::shared_ptr<const RaceResult> &points() const { return points_; }
+    void paint(QPainter &painter, const QRectF &rect) const;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    std::shared_ptr<const RaceResult> points_;
 };
 
 // The curve of a model planned off the GUI thread, with a status line, a
@@ -77,9 +97,14 @@ private:
 class FrontierDialog : public QDialog {
     Q_OBJECT
 public:
-    FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent = nullptr);
+    // With a session: its measured points beside the curve, following it
+    // (Session::measuredPointsChanged); hidden while it has none.
+    FrontierDialog(std::shared_ptr<const Model> model, const QString &modelName, QWidget *parent = nullptr,
+                   Session *session = nullptr);
     bool isComputing() const { return panel_->isComputing(); }
     FrontierChart *chart() const { return panel_->chart(); }
+    MeasuredPointsChart *measuredChart() const { return measured_; } // null without a session
+    QString measuredText() const;                                    // the line below the measured points
     QString statusText() const { return panel_->statusText(); }
     // Write-then-rename (QSaveFile): a failed export leaves an old file intact.
     // Return false with the reason in the status line.
@@ -93,14 +118,28 @@ signals:
     void computed(bool ok);
 
 private:
+    void showMeasuredPoints();
+
     FrontierPanel *panel_;
+    Session *session_ = nullptr;
+    QSplitter *splitter_ = nullptr;
+    QWidget *measuredBox_ = nullptr;
+    MeasuredPointsChart *measured_ = nullptr;
+    QLabel *measuredText_ = nullptr;
     QPushButton *close_;
     QPushButton *png_;
     QPushButton *csv_;
 };
 
-// Adds "Trade-off curve..." (Ctrl+T) to `menu`: a dialog (a child of
-// `parent`) for the session's model as it is when the user asks.
+// Adds the "Trade-off curve" submenu to `menu`: "Show curve..." (Ctrl+T), a
+// dialog (a child of `parent`) for the session's model as it is when the user
+// asks; "Add measured points..." (a race JSON into the session, then the
+// dialog if none is open); "Clear measured points".
 void addFrontierAction(QMenu *menu, Session &session, QWidget *parent);
+
+// Reads `path` into the session's measured points. When it does not read: a
+// warning (a child of `parent`, object name "measuredPointsError", not
+// waited for) naming the file, the bad value and what is allowed; false.
+bool addMeasuredPoints(Session &session, const QString &path, QWidget *parent);
 
 } // namespace remat::studio

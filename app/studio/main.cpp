@@ -116,7 +116,13 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption grade(QStringLiteral("grade"),
                                    QStringLiteral("Print the verdict of --answer for the chapter's exercise and quit: "
                                                   "exit 0 when it fits, 1 when over the budget, 2 for a bad answer."));
-    parser.addOptions({scenario, fresh, screenshot, at, size, theme, presentation, lesson, chapter, answer, grade});
+    const QCommandLineOption measured(
+        QStringLiteral("measured"),
+        QStringLiteral("Add the framework race's measured points from <file> (bench/framework_race.py --json), as "
+                       "Tools > Trade-off curve > Add measured points does; Ctrl+T shows them."),
+        QStringLiteral("file"));
+    parser.addOptions(
+        {scenario, fresh, screenshot, at, size, theme, presentation, lesson, chapter, answer, grade, measured});
     parser.addPositionalArgument(
         QStringLiteral("file"),
         QStringLiteral("A model file to open, as File > Open model does (docs/model-format.md)."),
@@ -194,6 +200,9 @@ int main(int argc, char *argv[]) {
             window.openModelFile(modelFile);
         }
     }
+    if (parser.isSet(measured))
+        if (const QString error = window.session().loadMeasuredPoints(parser.value(measured)); !error.isEmpty())
+            return fail(error);
     // A lesson opens at its first chapter (or --chapter), paused: Page Down starts it.
     if (parser.isSet(lesson)) {
         remat::studio::LessonController *controller = window.lesson();

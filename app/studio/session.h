@@ -13,6 +13,7 @@
 #include "app/studio/link_settings.h"
 #include "app/studio/pane_run.h"
 #include "app/studio/scenarios.h"
+#include "core/race_points.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -131,6 +132,17 @@ public:
     QString openLessonDocument(const QString &path); // "" when it loaded, else why not
     void closeLessonDocument();
 
+    // Measured points from the framework race (bench/framework_race.py's
+    // JSON, core/race_points.h) that the trade-off view draws on their own
+    // axes beside the curve; null without. They belong to no model: opening
+    // another keeps them. Loading a file replaces the points (one race at a
+    // time); a file that does not read leaves them as they were and returns
+    // the reason (the file, the bad value, what is allowed), else "".
+    const std::shared_ptr<const RaceResult> &measuredPoints() const { return measuredPoints_; }
+    const QString &measuredPointsFile() const { return measuredPointsFile_; } // "" without points
+    QString loadMeasuredPoints(const QString &path);
+    void clearMeasuredPoints(); // nothing to clear: no signal
+
     // A line for the status bar from anyone working on the session.
     void say(const QString &text, int timeoutMs = 10000) { emit message(text, timeoutMs); }
 
@@ -154,6 +166,7 @@ signals:
     void lessonDocumentChanged(); // another lesson is written, or none
     // Another pane is current, or the current one moved to `index` (a pane before it went).
     void currentPaneChanged(int index);
+    void measuredPointsChanged(); // loaded or cleared
 
 private:
     // A pane and what it shows. `id` stays fixed while panes come and go, so
@@ -207,6 +220,8 @@ private:
     int openedBlock_ = -1;
     int currentPane_ = -1;
     LessonDocument *lessonDocument_ = nullptr; // a child
+    std::shared_ptr<const RaceResult> measuredPoints_;
+    QString measuredPointsFile_;
 
     QFutureWatcher<std::vector<Result>> watcher_;
     std::vector<Job> queuedJobs_;                   // waiting for the running background job

@@ -49,9 +49,9 @@ private slots:
     void helpListsTheExports() {
         const Run run = studio({QStringLiteral("--help")});
         QCOMPARE(run.exitCode, 0);
-        for (const char *option : {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv",
-                                   "--export-json", "--screenshot", "--presentation", "file", "--lesson", "--chapter",
-                                   "--answer", "--grade"})
+        for (const char *option :
+             {"--export-gif", "--export-png", "--export-csv", "--export-summary-csv", "--export-json", "--screenshot",
+              "--presentation", "file", "--lesson", "--chapter", "--answer", "--grade", "--measured"})
             QVERIFY2(run.out.contains(QLatin1String(option)), option);
     }
 
@@ -111,6 +111,31 @@ private slots:
             QVERIFY2(lines.first().contains(file), qPrintable(run.err));
             QVERIFY(!QFile::exists(shot));
         }
+    }
+
+    // --measured FILE: the race's points read as the menu reads them; a bad one is one line and status 2.
+    void measuredPointsAreReadOrRefused() {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(QStringLiteral("shot.png"));
+        const QString race =
+            qEnvironmentVariable("REMAT_SOURCE_DIR") + QStringLiteral("/bench/results/2026-11-27-frameworks/gpt2.json");
+        Run run = studio({QStringLiteral("--measured"), race, QStringLiteral("--screenshot"), shot});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(QFile::exists(shot));
+        QFile::remove(shot);
+        const QString bad = dir.filePath(QStringLiteral("race.json"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"model": "m", "torch": "2", "points": [{"who": "x", "kind": "jit"}]})");
+        file.close();
+        run = studio({QStringLiteral("--measured"), bad, QStringLiteral("--screenshot"), shot});
+        QCOMPARE(run.exitCode, 2);
+        const QStringList lines = run.err.trimmed().split(QLatin1Char('\n')).filter(QStringLiteral("remat-studio:"));
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines.first().contains(bad + QStringLiteral(": /points/0/kind: expected \"remat\", \"peer\" or "
+                                                             "\"compile\", got \"jit\"")),
+                 qPrintable(run.err));
+        QVERIFY(!QFile::exists(shot));
     }
 
     // --lesson FILE [--chapter N]: the chapter is in the screenshot; a lesson that
