@@ -270,10 +270,10 @@ def _counting(model, batch, modules, nodes, device, what):
     meter = ops if device.type == "cpu" else CudaMeter(device)
     state = {"node": None, "next": 1, "forward": True, "open": None}
     has_loss_node = bool(nodes[-1].get("loss"))
-    loss_reads = set()     # node outputs the loss's own code saves (an MSE keeps its input; cross-entropy does not)
+    packed = [set() for _ in range(count)]  # node -> the storages its forward (and the code before it) saves
     saved_owner = {}       # storage -> (node, bytes): the first node that saved it
     outputs = {storage_key(t) for t in batch_tensors(batch)}
-    node_outputs = {}      # node -> its output storages
+    node_outputs = {0: _keys(batch_tensors(batch))}  # node -> its output storages
     kept = []              # node outputs stay alive through the forward: their addresses stay theirs
     workspace, backward_workspace = [0] * count, [0] * count
     flops, glue_saved = [0] * count, [0] * count
@@ -287,8 +287,8 @@ def _counting(model, batch, modules, nodes, device, what):
 
     def pack(t):
         key = storage_key(t)
-        if has_loss_node and state["forward"] and state["node"] is None and state["next"] == count - 1:
-            loss_reads.update(i for i, keys in node_outputs.items() if key in keys)
+        if state["forward"]:
+            packed[min(state["next"], count - 1) if state["node"] is None else state["node"]].add(key)
         if key in weight_casts:  # saved: held into the backward (an unsaved bias copy dies with the forward)
             saved_casts[key] = weight_casts[key]
             remat_counts([t])
@@ -409,7 +409,12 @@ def _counting(model, batch, modules, nodes, device, what):
     for key, (node, size) in saved_owner.items():
         if node is not None and key not in outputs:
             saved[node] += size
-    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values()), sorted(loss_reads)
+    # Which node outputs each node's backward keeps: an input none of its
+    # saved tensors is (dropout keeps its mask, an add nothing, the loss its
+    # log-softmax) is PyTorch's to free once the forward has read it.
+    kept_outputs = [{p for p, keys in node_outputs.items() if p != c and keys.keys() & packed[c]}
+                    for c in range(count)]
+    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values()), kept_outputs
 
 
 def _signature(modules, node, saved, flops):
@@ -475,7 +480,7 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
         progress(2 + k, total, f"timing every node (training step {2 + k}, {k + 1} of {timing_steps} timed)")
         timings.append(_timing(model, batch, modules, nodes, watch, spec))
     progress(total, total, f"counting saved and transient bytes (training step {total})")
-    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes, loss_reads = _counting(
+    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes, kept_outputs = _counting(
         model, batch, modules, nodes, device_value, spec)
     same = identical_groups([_signature(modules, n, saved[i], flops[i]) if i > 0 else None
                              for i, n in enumerate(nodes)])
@@ -525,8 +530,11 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
                 entry["workspace"] = workspace[index]
         if backward_workspace[index]:
             entry["backward_workspace"] = backward_workspace[index]
+        # Stated only where a node keeps fewer than all its inputs (docs/model-format.md's default); never
+        # "output": a node that keeps its own output (a final ReLU) is accounted for in backward_workspace.
+        if index > 0 and any(p not in kept_outputs[index] for p in inputs_of[index]):
+            entry["saves"] = [file_nodes[p]["name"] for p in inputs_of[index] if p in kept_outputs[index]]
         if node["loss"]:
-            entry["saves"] = [file_nodes[i]["name"] for i in loss_reads if i in inputs_of[index]]
             entry["comment"] = ("the loss the model's own code computes after its last module: saved_bytes is what "
                                 "that code saves (a log-softmax), saves the node outputs it keeps, bytes and "
                                 "grad_bytes the loss and its gradient")
