@@ -132,7 +132,8 @@ def _verify(plans, spec, inputs, device, progress, dtype_name):
             "budget_bytes": budget,
             "within_budget": None if budget is None else peak <= budget,
             "forward_evaluations": {
-                "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"] if e["modules"]},
+                "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"]
+                              if e["modules"]},
                 "observed": counts},
             "max_grad_diff": _max_difference(grads, reference),
         })
