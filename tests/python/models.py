@@ -437,3 +437,21 @@ def causal_lm():
 def causal_lm_inputs():
     input_ids = torch.randint(0, 1024, (2, 16))
     return {"input_ids": input_ids, "labels": input_ids.clone()}
+
+
+TIED_GPT2 = dict(n_layer=4, n_embd=256, n_head=4, vocab_size=4096, n_positions=256)
+
+
+def tied_gpt2():
+    """Hugging Face's GPT-2 (transformers needed) as the framework race runs
+    it (bench/results/2026-11-27-frameworks/gpt2_race.py): its LM head's
+    weight, tied to the token embedding, is 4 MiB, and autograd's engine
+    holds the head's gradient of it until the embedding's is added, through
+    the whole backward, where tight op-level plans peak."""
+    from remat_torch.hf import build
+    return build("gpt2", TIED_GPT2)
+
+
+def tied_gpt2_inputs():
+    from remat_torch.hf import token_batch
+    return token_batch(TIED_GPT2["vocab_size"], 2, 256)
