@@ -93,7 +93,8 @@ class HuggingFaceTest(Workdir):
         self.assertEqual(status, 0, err)
         # The frontier's least peak, or the least budget remat plan names when it refuses that one.
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                   "--frontier", "--samples", "2", "--json"], capture_output=True, text=True, timeout=120)
+                                   "--frontier", "--samples", "2", "--json"],
+                                  capture_output=True, text=True, timeout=120)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         tightest = int(json.loads(frontier.stdout)["curve"][0]["budget_bytes"])
         refused = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
