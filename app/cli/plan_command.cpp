@@ -104,8 +104,21 @@ nlohmann::ordered_json torchPlanJson(const Model &model, const TorchPlan &torch,
             for (const std::string &m : modules[i])
                 names.push_back(m);
         }
-        segments.push_back(
-            {{"first", model.label(s.first)}, {"last", model.label(s.last)}, {"nodes", nodes}, {"modules", names}});
+        // A node inside a segment whose one reader is the segment's next node: apply hands the model's code a
+        // stand-in for its output, since a caller's argument tuple (a Sequential's input) would otherwise keep
+        // it alive until that caller returns, while the plan frees it once the next node has run.
+        nlohmann::ordered_json internal = nlohmann::ordered_json::array();
+        for (int i = s.first; i < s.last; ++i) {
+            const auto readers = model.consumers(i);
+            if (readers.size() == 1 && readers[0] == i + 1)
+                for (const std::string &m : modules[i])
+                    internal.push_back(m);
+        }
+        segments.push_back({{"first", model.label(s.first)},
+                            {"last", model.label(s.last)},
+                            {"nodes", nodes},
+                            {"modules", names},
+                            {"internal_outputs", internal}});
     }
     j["segments"] = segments;
     const Summary summary = Simulator::summarize(model, torch.schedule);

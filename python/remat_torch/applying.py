@@ -8,6 +8,8 @@ checkpoint and hands the later modules' outputs out when the model's own
 code calls them (which trace checked it does with exactly the previous
 output). The modules stay the same objects, so their hooks fire, also when
 the checkpoint re-runs them."""
+import torch
+
 from . import calls
 from .compat import checkpoint
 from .errors import UsageError
@@ -19,7 +21,51 @@ def _real_call(module):
     return lambda *args, **kwargs: type(module)._remat_original_class.__call__(module, *args, **kwargs)
 
 
-def _wrap_segment(modules, names):
+_METADATA_PROPERTIES = {"shape", "dtype", "device", "layout", "ndim", "is_cuda", "is_sparse", "is_quantized",
+                        "is_meta", "names"}
+_METADATA_METHODS = {"dim", "size", "numel", "nelement", "ndimension", "is_floating_point", "is_complex",
+                     "__len__"}
+
+
+class _HandedOver(torch.Tensor):
+    """What the model's code gets for the output of a module inside a
+    checkpointed segment whose only reader is the segment's next module: its
+    shape and dtype, not its data. The code between them only passes it on
+    (trace saw the next module called with exactly it), but the call that
+    passes it on can hold it: a Sequential's argument tuple keeps its input
+    until the Sequential returns, which would keep a real output alive long
+    after the plan frees it (regnet's stem output through every block of
+    its trunk). Anything else done with it is an error, not silent garbage."""
+    _remat_module = ""
+    _remat_requires_grad = False
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        descriptor = getattr(func, "__self__", None)
+        prop = getattr(descriptor, "__name__", None) if getattr(func, "__name__", None) == "__get__" else None
+        if prop == "requires_grad":
+            return args[0]._remat_requires_grad
+        if prop in _METADATA_PROPERTIES or getattr(func, "__name__", None) in _METADATA_METHODS:
+            with torch._C.DisableTorchFunction():
+                return func(*args, **(kwargs or {}))
+        module = next((a._remat_module for a in args if isinstance(a, _HandedOver)), "a module")
+        raise RuntimeError(
+            f"remat_torch.apply: the output of {module} was used by {getattr(func, '__name__', func)} outside its "
+            "checkpointed segment, where the model file says only the next module reads it; trace the model "
+            "again")
+
+
+def _stand_in(output, module_name):
+    if not isinstance(output, torch.Tensor) or type(output) is not torch.Tensor:
+        return output
+    base = torch.empty((), dtype=output.dtype, device=output.device).expand(output.shape)
+    stand_in = torch.Tensor._make_subclass(_HandedOver, base)
+    stand_in._remat_module = module_name
+    stand_in._remat_requires_grad = output.requires_grad
+    return stand_in
+
+
+def _wrap_segment(modules, names, internal=()):
     pending = []  # (module, the input the model must pass, the output to hand back)
 
     def head(run, args, kwargs):
@@ -33,7 +79,8 @@ def _wrap_segment(modules, names):
                 outputs.append(_real_call(module)(outputs[-1]))
             return tuple(outputs)
 
-        outputs = checkpoint(segment, *args, **kwargs)
+        outputs = [_stand_in(o, names[i]) if names[i] in internal else o
+                   for i, o in enumerate(checkpoint(segment, *args, **kwargs))]
         pending[:] = [(m, outputs[i], outputs[i + 1]) for i, m in enumerate(modules[1:])]
         return outputs[0]
 
@@ -66,6 +113,7 @@ def apply(model, plan):
         from .selective import apply_selective
         return apply_selective(model, plan)
     segments = [s["modules"] for s in plan["apply"]["segments"]]
+    internal = [set(s.get("internal_outputs", ())) for s in plan["apply"]["segments"]]
     named = dict(model.named_modules())
     for names in segments:
         for name in names:
@@ -75,8 +123,8 @@ def apply(model, plan):
                                  f"the plan was made for {traced}")
             if calls.is_intercepted(named[name]):
                 raise UsageError(f"module {name!r} is already wrapped (apply a plan once; remat_torch.remove first)")
-    for names in segments:
-        _wrap_segment([named[n] for n in names], names)
+    for names, inside in zip(segments, internal):
+        _wrap_segment([named[n] for n in names], names, inside)
     return segments
 
 

@@ -315,9 +315,28 @@ def _backward_measured(nodes, output, spec, ignored, forward_storages):
             nodes[index]["backward_extra"] = max(nodes[index].get("backward_extra", 0),
                                                  live.window_peak - state["start"] - made - made_here)
             state["windows"] += 1
-            state["start"] = live.sample()
+            carry(index)
+            state["start"] = live.sample() - state["carried"]
             live.reset_window()
         return hook
+
+    # A weight two nodes use (GPT-2's LM head tied to its token embedding):
+    # autograd's engine holds the first node's gradient of it until the
+    # other's is added, from the first user's backward to the last's. remat
+    # holds no such tensor, so it is carried into every window in between,
+    # as module level carries it (tracing.py, carried()).
+    tied = _tied_weights(nodes)
+    users_left = {key: set(users) for key, (users, _) in tied.items()}
+    state["carried"] = 0
+
+    def carry(index):
+        for key, (users, size) in tied.items():
+            if index in users_left[key]:
+                users_left[key].discard(index)
+                if len(users_left[key]) == len(users) - 1:
+                    state["carried"] += size
+                if not users_left[key]:
+                    state["carried"] -= size
 
     for index, node in enumerate(nodes):
         for grad_fn in node["grad_fns"][:1]:
@@ -327,6 +346,29 @@ def _backward_measured(nodes, output, spec, ignored, forward_storages):
         backward(output, spec)
     for h in handles:
         h.remove()
+
+
+def _tied_weights(nodes):
+    """{weight storage: (the nodes whose backward makes a gradient of it,
+    its bytes)} for the weights more than one node uses: found by walking
+    each node's grad_fn back to AccumulateGrad, not through another node's."""
+    owner = {g: i for i, node in enumerate(nodes) for g in node["grad_fns"]}
+    users, sizes = {}, {}
+    for index, node in enumerate(nodes):
+        stack, seen = [g for g in node["grad_fns"][:1]], set()
+        while stack and len(seen) < 64:
+            fn = stack.pop()
+            if fn is None or fn in seen or (fn in owner and owner[fn] != index):
+                continue
+            seen.add(fn)
+            variable = getattr(fn, "variable", None)
+            if isinstance(variable, torch.Tensor):
+                key = storage_key(variable)
+                users.setdefault(key, set()).add(index)
+                sizes[key] = storage_bytes(variable)
+                continue
+            stack.extend(f for f, _ in fn.next_functions)
+    return {key: (found, sizes[key]) for key, found in users.items() if len(found) > 1}
 
 
 def _drop_dead(nodes):

@@ -24,7 +24,7 @@ from .ops import op_name
 from .inputs import build_inputs, check_signature, describe, text as inputs_text
 from .spec import build_model, parse_device, parse_dtype
 from .steps import (LOSS, backward, batch_tensors, current_autocast, differentiated_from, held_before_step,
-                    output_tensors,
+                    loss_of, output_tensors,
                     preallocate_gradients, run_forward)
 from .timing import COST_KINDS, identical_groups, median_costs
 
@@ -109,6 +109,21 @@ def _group(records, batch):
     return nodes
 
 
+def _add_loss_node(nodes, output, what):
+    """A last node for a loss computed by the model's own code after its last
+    module (every Hugging Face LM): the step lets go of the model's output
+    before its backward, so PyTorch frees the logits right after the forward
+    (the loss's log-softmax saved its own output, not the logits) and frees
+    the log-softmax at the end of the loss's backward, before the head's.
+    As the head's own output and saved bytes, remat held both a node
+    longer. A node of its own, with no module, says so: it is never
+    checkpointed (a_n is never re-run)."""
+    loss = loss_of(output, what)
+    if loss is None or set(_keys(loss)) & set(_keys(nodes[-1]["output"])):
+        return nodes
+    return nodes + [{"records": [], "output": loss, "chained": False, "loss": True}]
+
+
 def _side_inputs(model, nodes):
     """Bytes of the tensors nodes take that are no node's output, no weight
     and need no gradient (an attention mask made from the inputs): a
@@ -120,6 +135,8 @@ def _side_inputs(model, nodes):
     known.update(storage_key(t) for t in list(model.parameters()) + list(model.buffers()))
     side = {}
     for node in nodes[1:]:
+        if not node["records"]:
+            continue
         first = node["records"][0]
         for t in _tensors((first["args"], first["kwargs"])):
             key = storage_key(t)
@@ -154,10 +171,14 @@ def _edges(nodes):
         if index == 0:
             inputs.append([])
             continue
-        first = node["records"][0]
         found = set()
         reads_input = False
-        for t in _tensors((first["args"], first["kwargs"])):
+        if node["records"]:
+            first = node["records"][0]
+            read = _tensors((first["args"], first["kwargs"]))
+        else:  # the loss: walked back from its own grad_fn
+            read = [t for t in _tensors(node["output"]) if t.grad_fn is not None]
+        for t in read:
             if t.grad_fn is None:
                 source = storage_owner.get(storage_key(t))
                 if source == 0:  # the model's input (a mask, token ids): held all step, never given a gradient
@@ -199,6 +220,10 @@ def _timing(model, batch, modules, nodes, watch, what):
     node_of = {r["name"]: i for i, n in enumerate(nodes) for r in n["records"]}
     forward = [0.0] * len(nodes)
     grad_times = {}
+    last_end = [None]
+
+    def hook(t, index):
+        t.register_hook(lambda g, i=index: None if i in grad_times else grad_times.update({i: watch.now()}))
 
     def on_call(name, run, args, kwargs):
         start = watch.now()
@@ -207,7 +232,8 @@ def _timing(model, batch, modules, nodes, watch, what):
         forward[index] += watch.now() - start
         if nodes[index]["records"][-1]["name"] == name:
             for t in output_tensors(out):
-                t.register_hook(lambda g, i=index: None if i in grad_times else grad_times.update({i: watch.now()}))
+                hook(t, index)
+            last_end[0] = watch.now()
         return out
 
     recorder = _Recorder(modules, list(node_of), on_call)
@@ -215,6 +241,9 @@ def _timing(model, batch, modules, nodes, watch, what):
         output = run_forward(model, batch, what)
     finally:
         recorder.close()
+    if nodes[-1].get("loss"):
+        forward[-1] = watch.now() - last_end[0]
+        hook(loss_of(output, what), len(nodes) - 1)
     backward(output, what)
     end = watch.now()
     return [1000 * t for t in forward], _backward_windows(grad_times, end, len(nodes), lambda a, b: 1000 * (b - a))
@@ -240,9 +269,11 @@ def _counting(model, batch, modules, nodes, device, what):
     ops = LiveTensors(ignore=held_before_step(model, batch))
     meter = ops if device.type == "cpu" else CudaMeter(device)
     state = {"node": None, "next": 1, "forward": True, "open": None}
+    has_loss_node = bool(nodes[-1].get("loss"))
+    packed = [set() for _ in range(count)]  # node -> the storages its forward (and the code before it) saves
     saved_owner = {}       # storage -> (node, bytes): the first node that saved it
     outputs = {storage_key(t) for t in batch_tensors(batch)}
-    node_outputs = {}      # node -> its output storages
+    node_outputs = {0: _keys(batch_tensors(batch))}  # node -> its output storages
     kept = []              # node outputs stay alive through the forward: their addresses stay theirs
     workspace, backward_workspace = [0] * count, [0] * count
     flops, glue_saved = [0] * count, [0] * count
@@ -256,6 +287,8 @@ def _counting(model, batch, modules, nodes, device, what):
 
     def pack(t):
         key = storage_key(t)
+        if state["forward"]:
+            packed[min(state["next"], count - 1) if state["node"] is None else state["node"]].add(key)
         if key in weight_casts:  # saved: held into the backward (an unsaved bias copy dies with the forward)
             saved_casts[key] = weight_casts[key]
             remat_counts([t])
@@ -339,6 +372,8 @@ def _counting(model, batch, modules, nodes, device, what):
             kept.append(out)
             for t in output_tensors(out):
                 t.register_hook(lambda g, i=index: on_gradient(i, g))
+            if has_loss_node and index == count - 2:
+                meter.reset_window()  # the loss's forward window starts here
         return out
 
     recorder = _Recorder(modules, list(node_of), on_call)
@@ -347,10 +382,19 @@ def _counting(model, batch, modules, nodes, device, what):
         with ops, meter.active(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             output = [run_forward(model, batch, what)]  # a list: backward() drops the last reference
             state["forward"] = False
+            if has_loss_node:
+                workspace[-1] = max(0, meter.window_peak - meter.sample())
+                loss = loss_of(output[0], what)
+                node_outputs[count - 1] = _keys(loss)
+                outputs.update(node_outputs[count - 1])
+                remat_counts([loss])
+                del loss
             del kept[:]
             loss_inside = differentiated_from(output[0], what) == LOSS
             if meter is ops and not loss_inside:
                 held_output.update(e for e in map(ops.entry_of, output_tensors(output[0])) if e is not None)
+            if loss_inside:  # the step keeps the loss alone: the rest of the output (the logits) dies here
+                output = [loss_of(output.pop(), what)]
             # The loss's backward (or the output gradient's) runs before the
             # last node's gradient arrives: remat counts it at "compute b_n".
             meter.reset_window()
@@ -365,7 +409,12 @@ def _counting(model, batch, modules, nodes, device, what):
     for key, (node, size) in saved_owner.items():
         if node is not None and key not in outputs:
             saved[node] += size
-    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values())
+    # Which node outputs each node's backward keeps: an input none of its
+    # saved tensors is (dropout keeps its mask, an add nothing, the loss its
+    # log-softmax) is PyTorch's to free once the forward has read it.
+    kept_outputs = [{p for p, keys in node_outputs.items() if p != c and keys.keys() & packed[c]}
+                    for c in range(count)]
+    return saved, workspace, backward_workspace, flops, glue_saved, sum(saved_casts.values()), kept_outputs
 
 
 def _signature(modules, node, saved, flops):
@@ -380,6 +429,8 @@ def _signature(modules, node, saved, flops):
 
 
 def _node_name(node):
+    if node.get("loss"):
+        return "loss"
     return "+".join(r["name"] for r in node["records"]) or "input"
 
 
@@ -411,12 +462,12 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
     if not records:
         raise UsageError(f"{spec}: none of its modules runs exactly once in the forward pass; choose --blocks")
     gradient_from = differentiated_from(output, spec)
-    nodes = _group(records, batch)
+    nodes = _add_loss_node(_group(records, batch), output, spec)
     if len(nodes) < 2:
         raise UsageError(f"{spec}: every module only views or rewrites the input in place; nothing to trace")
     inputs_of = _edges(nodes)
     side_bytes = _side_inputs(model, nodes)
-    nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"],
+    nodes = [{"records": [{"name": r["name"]} for r in n["records"]], "chained": n["chained"], "loss": n.get("loss"),
               "bytes": sum(_keys(n["output"]).values()),
               "gradient": any(t.requires_grad for t in _tensors(n["output"]))} for n in nodes]
     del records
@@ -429,14 +480,14 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
         progress(2 + k, total, f"timing every node (training step {2 + k}, {k + 1} of {timing_steps} timed)")
         timings.append(_timing(model, batch, modules, nodes, watch, spec))
     progress(total, total, f"counting saved and transient bytes (training step {total})")
-    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes = _counting(model, batch, modules, nodes, device_value,
-                                                                        spec)
+    saved, workspace, backward_workspace, flops, glue_saved, cast_bytes, kept_outputs = _counting(
+        model, batch, modules, nodes, device_value, spec)
     same = identical_groups([_signature(modules, n, saved[i], flops[i]) if i > 0 else None
                              for i, n in enumerate(nodes)])
     forward_ms, forward_spread = median_costs([t[0] for t in timings], same)
     backward_ms, backward_spread = median_costs([t[1] for t in timings], same)
     if cost == "flops":
-        without = [_node_name(n) for i, n in enumerate(nodes) if i > 0 and not flops[i]]
+        without = [_node_name(n) for i, n in enumerate(nodes) if i > 0 and not flops[i] and not n["loss"]]
         if without:
             raise UsageError(f"--cost flops: {len(without)} node{'s' if len(without) > 1 else ''} "
                              f"({', '.join(without[:4])}{', ...' if len(without) > 4 else ''}) run no matrix "
@@ -479,7 +530,20 @@ def trace(spec, inputs, dtype="float32", device="cpu", blocks="auto", command=""
                 entry["workspace"] = workspace[index]
         if backward_workspace[index]:
             entry["backward_workspace"] = backward_workspace[index]
-        if glue_saved[index]:
+        # Stated only where a node keeps fewer than all its inputs (docs/model-format.md's default); never
+        # "output": a node that keeps its own output (a final ReLU) is accounted for in backward_workspace.
+        # Not under autocast: there the forward pass holds more than the
+        # nodes' counted bytes at its end (3 % of a small encoder's peak, not
+        # yet attributed), which the default's inputs kept into the backward
+        # happen to cover; without them the prediction falls below PyTorch.
+        if (index > 0 and not current_autocast()
+                and any(p not in kept_outputs[index] for p in inputs_of[index])):
+            entry["saves"] = [file_nodes[p]["name"] for p in inputs_of[index] if p in kept_outputs[index]]
+        if node["loss"]:
+            entry["comment"] = ("the loss the model's own code computes after its last module: saved_bytes is what "
+                                "that code saves (a log-softmax), saves the node outputs it keeps, bytes and "
+                                "grad_bytes the loss and its gradient")
+        elif glue_saved[index]:
             entry["comment"] = (f"saved_bytes includes {glue_saved[index]} B saved by code that runs between "
                                 "modules before this node (kept even when the node is checkpointed)")
         file_nodes.append(entry)

@@ -105,7 +105,8 @@ def _verify(plans, spec, inputs, device, progress, dtype_name):
             raise UsageError("verify takes op-level plans (remat plan --granularity op) or block-level plans, not both")
         return verify_ops(plans, spec, inputs, dtype_name, device, progress)
     dtype, device_value = parse_dtype(dtype_name), parse_device(device)
-    nodes = [(e["node"], e["modules"]) for e in plans[0]["apply"]["forward_evaluations"]]
+    # A node without modules (the loss the model's own code computes) runs once per step, never checkpointed.
+    nodes = [(e["node"], e["modules"]) for e in plans[0]["apply"]["forward_evaluations"] if e["modules"]]
     total = len(plans) + 1
     progress(1, total, "plain model (no checkpoints)")
     peak, counts, reference = _run(spec, inputs, dtype, device_value, None, nodes, spec)
@@ -131,7 +132,8 @@ def _verify(plans, spec, inputs, device, progress, dtype_name):
             "budget_bytes": budget,
             "within_budget": None if budget is None else peak <= budget,
             "forward_evaluations": {
-                "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"]},
+                "predicted": {e["node"]: e["evaluations"] for e in plan["apply"]["forward_evaluations"]
+                              if e["modules"]},
                 "observed": counts},
             "max_grad_diff": _max_difference(grads, reference),
         })

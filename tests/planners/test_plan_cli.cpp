@@ -62,6 +62,42 @@ private slots:
         QCOMPARE(plan["checkpoints"].toArray().size(), plan["checkpoint_names"].toArray().size());
     }
 
+    // A segment's inner node read by the segment's next node alone is named in
+    // internal_outputs (remat_torch.apply hands the model's code a stand-in
+    // for it); one with a second reader, or the segment's last, is not.
+    void applySegmentsNameTheirInternalOutputs() {
+        QTemporaryDir dir;
+        const QByteArray nodes = R"("nodes": [{"name": "input", "bytes": 100},
+            {"name": "a", "module": "a", "chained": true, "bytes": 100, "saved_bytes": 1000},
+            {"name": "b", "module": "b", "chained": true, "bytes": 100, "saved_bytes": 1000},
+            {"name": "c", "module": "c", "chained": true, "bytes": 100, "saved_bytes": 1000},
+            {"name": "d", "module": ["d", "d_act"], "chained": true, "bytes": 100, "saved_bytes": 1000},
+            {"name": "e", "module": "e", "chained": true, "bytes": 100, "saved_bytes": 1000}])";
+        const QByteArray skip = R"(, "edges": [["input", "a"], ["a", "b"], ["b", "c"], ["c", "d"], ["d", "e"],
+            ["a", "d"]])";
+        const QList<QPair<QByteArray, QStringList>> cases = {{"{" + nodes + "}", {"a", "b", "c"}},
+                                                             {"{" + nodes + skip + "}", {"b", "c"}}};
+        for (const auto &[text, internal] : cases) {
+            const QString path = dir.filePath("model.json");
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text);
+            f.close();
+            const Result r = remat::test::runRemat(
+                {"plan", "--model", path, "--strategy", "checkpoints", "--checkpoints", "4", "--json"});
+            QCOMPARE(r.exitCode, 0);
+            const QJsonArray segments =
+                QJsonDocument::fromJson(r.out).object()["apply"].toObject()["segments"].toArray();
+            QCOMPARE(segments.size(), 1);
+            const QJsonObject segment = segments[0].toObject();
+            QCOMPARE(segment["modules"].toArray().size(), 5);
+            QStringList names;
+            for (const QJsonValue &v : segment["internal_outputs"].toArray())
+                names.push_back(v.toString());
+            QCOMPARE(names, internal);
+        }
+    }
+
     // On a graph the plan says what was proven of it, and a larger effort
     // never gives a dearer plan.
     void graphPlansStateTheirProof() {

@@ -393,3 +393,65 @@ def llama_style():
 def llama_style_inputs():
     ids = torch.randint(0, 64, (4, 16))
     return {"input_ids": ids, "labels": ids.clone()}
+
+
+class _CausalBlock(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+
+    def forward(self, x):
+        return x + self.mlp(self.norm(x))
+
+
+class CausalLM(nn.Module):
+    """A next-token LM as people write it outside this project: the
+    cross-entropy of the shifted logits computed inside `forward` right after
+    the head, returned as (loss, logits). Its vocabulary is wide, so the
+    logits and the loss's saved log-softmax are a large part of its peak."""
+
+    def __init__(self, vocab=1024, width=32, layers=2, context=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.position = nn.Embedding(context, width)
+        self.blocks = nn.ModuleList(_CausalBlock(width) for _ in range(layers))
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, input_ids, labels):
+        positions = torch.arange(input_ids.shape[1], device=input_ids.device)
+        h = self.embed(input_ids) + self.position(positions)
+        for block in self.blocks:
+            h = block(h)
+        logits = self.head(self.norm(h))
+        loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
+        return loss, logits
+
+
+def causal_lm():
+    torch.manual_seed(0)
+    return CausalLM()
+
+
+def causal_lm_inputs():
+    input_ids = torch.randint(0, 1024, (2, 16))
+    return {"input_ids": input_ids, "labels": input_ids.clone()}
+
+
+TIED_GPT2 = dict(n_layer=4, n_embd=256, n_head=4, vocab_size=4096, n_positions=256)
+
+
+def tied_gpt2():
+    """Hugging Face's GPT-2 (transformers needed) as the framework race runs
+    it (bench/results/2026-11-27-frameworks/gpt2_race.py): its LM head's
+    weight, tied to the token embedding, is 4 MiB, and autograd's engine
+    holds the head's gradient of it until the embedding's is added, through
+    the whole backward, where tight op-level plans peak."""
+    from remat_torch.hf import build
+    return build("gpt2", TIED_GPT2)
+
+
+def tied_gpt2_inputs():
+    from remat_torch.hf import token_batch
+    return token_batch(TIED_GPT2["vocab_size"], 2, 256)

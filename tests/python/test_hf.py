@@ -8,7 +8,7 @@ import subprocess
 import sys
 import unittest
 
-from helpers import ROOT, Workdir, remat_cli, run_main
+from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
 
 try:
     import transformers  # noqa: F401
@@ -37,16 +37,15 @@ class HuggingFaceTest(Workdir):
     def test_every_family_module_level_within_one_percent(self):
         """Store-all and two budget plans per family: forward evaluations as
         planned, gradients bit for bit, every budget held, the observed peak
-        at or below the prediction, within 6 % of it. (Not yet the issue's
-        1 %: with the loss inside forward, PyTorch frees the logits when the
-        step lets go of the output, before the backward, while remat holds
-        them until their gradient is made: 11,140 B of 369,676 on the tiny
-        GPT-2 at store-all, 4.7 % on its budget plan from the exact graph
-        planner; docs/pytorch.md, Limits.)"""
+        within 1 % of the prediction. The loss, computed inside forward, is
+        a node of its own that keeps none of the logits (before, the tiny
+        GPT-2's store-all was predicted 3.1 % above PyTorch and a budget plan
+        4.7 %; docs/pytorch.md, Limits)."""
         for family in FAMILIES:
             with self.subTest(family=family):
                 model = self.trace(family)
                 self.assertEqual(model["trace"]["differentiated_from"], "loss")  # the output dataclass's .loss
+                self.assertEqual((model["nodes"][-1]["name"], model["nodes"][-1]["saves"]), ("loss", []))
                 store_all = self.plan("model.json", "store-all.json", "--strategy", "store-all")
                 least = self.plan("model.json", "least.json", "--strategy", "recompute-all")
                 top, bottom = store_all["plan"]["peak_bytes"], least["plan"]["peak_bytes"]
@@ -58,8 +57,8 @@ class HuggingFaceTest(Workdir):
                     plans.append(f"budget-{fraction}.json")
                 runs = self.verify_strict(*plans)
                 for run, ratio in runs:
-                    self.assertLessEqual(ratio, 1, (family, run["plan"], ratio))
-                    self.assertLess(1 - ratio, 0.06, (family, run["plan"], ratio))
+                    self.assertLess(abs(ratio - 1), 0.01, (family, run["plan"], ratio))
+                    self.assertIn(run["within_budget"], (None, True), (family, run["plan"]))
                 self.assertLess(runs[-1][0]["observed_peak_bytes"], runs[0][0]["observed_peak_bytes"])
 
     def test_op_level_reruns_as_planned(self):
@@ -79,6 +78,38 @@ class HuggingFaceTest(Workdir):
                 self.assertEqual(run["recomputations"]["observed"], run["recomputations"]["predicted"])
                 self.assertEqual(run["max_grad_diff"], 0.0)
                 self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.01)
+
+    def test_op_level_tied_head_within_one_percent(self):
+        """GPT-2 (4 layers, d 256, vocabulary 4096) ties its LM head to its
+        token embedding: autograd's engine holds the head's gradient of that
+        4 MiB weight until the embedding's is added, through the whole
+        backward. The tightest op-level plan PyTorch's run fits in (FLOP
+        costs: the same plan on every trace) is within 1 % of its prediction
+        and its budget (before the trace carried that gradient: 28,985,353 B
+        predicted, 32,659,464 B held, over its budget)."""
+        status, _, err = run_main("trace", "--granularity", "op", "--cost", "flops", "--model",
+                                  f"{MODELS}:tied_gpt2", "--inputs", f"{MODELS}:tied_gpt2_inputs",
+                                  "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        # The frontier's least peak, or the least budget remat plan names when it refuses that one.
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                   "--frontier", "--samples", "2", "--json"],
+                                  capture_output=True, text=True, timeout=120)
+        self.assertEqual(frontier.returncode, 0, frontier.stderr)
+        tightest = int(json.loads(frontier.stdout)["curve"][0]["budget_bytes"])
+        refused = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                  "--budget", str(tightest)], capture_output=True, text=True, timeout=120)
+        if refused.returncode:
+            self.assertIn("the tightest runs at", refused.stderr)
+            tightest = int(refused.stderr.split("--budget ")[-1])
+        self.plan("ops.json", "plan.json", "--granularity", "op", "--budget", str(tightest))
+        status, out, err = run_main("verify", "--strict", "--json", "--plan", self.path("plan.json"))
+        self.assertEqual(status, 0, err)
+        run = json.loads(out)["runs"][1]
+        self.assertTrue(run["within_budget"])
+        self.assertEqual(run["max_grad_diff"], 0.0)
+        self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.01,
+                        (run["predicted_peak_bytes"], run["observed_peak_bytes"]))
 
     def test_apply_takes_over_transformers_checkpointing(self):
         """With model.gradient_checkpointing_enable() on, a plan's layer runs
