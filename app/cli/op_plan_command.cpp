@@ -182,54 +182,36 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
 // opSchedule does not make (docs/pytorch.md, "Op level"). PyTorch's
 // selective-checkpoint cache (and remat_torch's one for PyTorch 1.13) holds
 // every kept tensor of a checkpointed block from the forward pass until the
-// block's re-run reaches it and hands it back (the cache pops it there), where
-// opSchedule frees a kept tensor after its last reader (for a block's output
-// that the next block reads but does not save, in the forward pass): such a
-// free moves to the point where the re-run reaches the tensor, right after the
-// re-run of the block's last re-run node before it. And
+// block's re-run hands it back, where opSchedule frees a kept tensor after its
+// last reader (for a block's output that the next block reads but does not
+// save, in the forward pass): those frees move after the block's re-run. And
 // torch.autograd.backward's arguments hold the model's output and its
 // gradient until the backward returns, re-runs included: their frees move to
 // the end.
 Schedule pytorchRunSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep) {
     Schedule s = opSchedule(model, graph, keep, "PyTorch's run");
     auto &ops = s.ops;
+    const auto computes = [&](const Op &op, int i) {
+        return op.kind == OpKind::Compute && op.node == model.forwardNode(i);
+    };
     for (std::size_t g = 0; g < graph.groups.size(); ++g) {
         if (!graph.groups[g].selectable || storesGroup(graph, keep, static_cast<int>(g)))
             continue;
-        const auto &nodes = graph.groups[g].nodes;
-        for (std::size_t n = 0; n < nodes.size(); ++n) {
-            const int j = nodes[n];
+        std::size_t rerunEnd = 0;
+        for (std::size_t k = 0; k < ops.size(); ++k)
+            for (int j : graph.groups[g].nodes)
+                if (!keep[static_cast<std::size_t>(j)] && computes(ops[k], j))
+                    rerunEnd = k;
+        for (int j : graph.groups[g].nodes) {
             if (!keep[static_cast<std::size_t>(j)])
-                continue;
-            // The re-run's ops of this block: computes of its nodes made before.
-            std::vector<std::uint8_t> ran(static_cast<std::size_t>(model.forwardCount()), 0);
-            std::size_t start = ops.size(), lastBefore = ops.size();
-            for (std::size_t k = 0; k < ops.size(); ++k) {
-                if (ops[k].kind != OpKind::Compute || model.isBackward(ops[k].node))
-                    continue;
-                const int i = model.indexOf(ops[k].node);
-                const bool inBlock = graph.groupOf[static_cast<std::size_t>(i)] == static_cast<int>(g);
-                if (ran[static_cast<std::size_t>(i)] && inBlock) {
-                    start = std::min(start, k);
-                    if (std::find(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(n), i) !=
-                        nodes.begin() + static_cast<std::ptrdiff_t>(n))
-                        lastBefore = k;
-                }
-                ran[static_cast<std::size_t>(i)] = 1;
-            }
-            if (start == ops.size())
                 continue;
             const Op freed = Op::free(model.forwardNode(j));
             const auto at = std::find(ops.begin(), ops.end(), freed);
-            const std::size_t freedAt = static_cast<std::size_t>(at - ops.begin());
-            // The cache pops j where the re-run reaches it: right after the
-            // re-run of the last node before j, or right before the re-run.
-            const bool afterOne = lastBefore != ops.size();
-            if (at == ops.end() || freedAt > (afterOne ? lastBefore : start))
+            if (at == ops.end() || static_cast<std::size_t>(at - ops.begin()) > rerunEnd)
                 continue;
             ops.erase(at);
-            // the erase moved every later op one back
-            ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(afterOne ? lastBefore : start - 1), freed);
+            // the erase moved the re-run's last op to rerunEnd - 1: the free goes right after it
+            ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(rerunEnd), freed);
         }
     }
     for (const Op held : {Op::free(model.outputNode()), Op::free(model.backwardNode(model.forwardCount() - 1))}) {
@@ -266,7 +248,7 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
             const auto text = [&](std::int64_t b) { return alike ? std::to_string(b) + " B" : formatBytes(b); };
             throw InvalidArgument("--budget " + text(budget) +
                                   ": no op-level plan runs in PyTorch within it (its selective-checkpoint cache "
-                                  "holds each checkpointed block's kept tensors until the block's re-run reaches them, its step "
+                                  "holds each checkpointed block's kept tensors until the block's re-run, its step "
                                   "the model's output and gradient to the end); the tightest runs at " +
                                   text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
         }
@@ -286,7 +268,7 @@ std::string appliedLine(const Summary &plan, const AppliedOpPlan &fit, std::int6
         return "";
     std::string line = "\nPyTorch's run of it peaks at " + formatBytes(fit.applied.peakBytes) +
                        " (its selective-checkpoint cache holds each checkpointed block's kept tensors until the "
-                       "block's re-run reaches them, its step the model's output and gradient to the end)";
+                       "block's re-run, its step the model's output and gradient to the end)";
     if (fit.plannedWithin != budget)
         line += "; planned within " + formatBytes(fit.plannedWithin) + " so that it fits the budget";
     return line + "\n";
