@@ -2,12 +2,14 @@
 measured in one run: store-all, per-layer checkpointing, PyTorch's selective
 policies (save the matmuls; re-run the attention core), torch.compile's
 activation_memory_budget at several fractions, PyTorch's private auto-SAC
-(bench/race_autosac.py) at each eager peer's measured peak, and remat's block-level and op-level plans at budgets equal
-to each eager peer's measured peak (plus --curve budgets between the lowest
-peer and store-all, to draw remat's curves).
+(bench/race_autosac.py) at each eager peer's measured peak, and remat's
+block-level and op-level plans at budgets equal to each eager peer's
+measured peak (plus --curve budgets between the lowest peer and store-all,
+to draw remat's curves).
 
     scripts/torch2-python bench/framework_race.py --model FILE.py:fn --inputs FILE.py:fn \\
-        [--json OUT] [--png OUT]
+        [--json OUT] [--png OUT] [--rounds 3] [--compile-budgets 0.1,0.3,0.5,0.7,0.9] [--curve 2]
+        [--no-auto-sac]
 
 Every configuration is measured the same way (bench/race_measure.py): peak
 bytes by the project's CPU counter, re-run FLOPs as the step's FLOPs
@@ -180,6 +182,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="paired timing rounds per configuration")
     parser.add_argument("--compile-budgets", default=DEFAULT_FRACTIONS, help="activation_memory_budget fractions")
     parser.add_argument("--curve", type=int, default=2, help="extra remat budgets between the peers and store-all")
+    parser.add_argument("--no-auto-sac", action="store_true", help="leave PyTorch's auto-SAC out (listed as not run)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     log = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
@@ -197,7 +200,10 @@ def main(argv=None):
         return 2
     eager = race.peers()
     race.compiled(fractions)
-    race.auto_sac(eager)
+    if args.no_auto_sac:
+        race.not_run.append({"who": "PyTorch auto-SAC (torch.distributed._tools)", "reason": "left out (--no-auto-sac)"})
+    else:
+        race.auto_sac(eager)
     race.remat(remat_budgets(race.points[0], eager, args.curve))
     result = {"model": args.model, "inputs": args.inputs, "torch": torch.__version__,
               "threads": torch.get_num_threads(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -98,7 +98,7 @@ class FrameworkRaceTest(Workdir):
         self.assertLess(tightest["observed_peak_bytes"], store_all)
 
     def test_png_written(self):
-        done = race(*TINY, "--compile-budgets", "0.5,0.9", "--curve", "0", "--rounds", "1",
+        done = race(*TINY, "--compile-budgets", "0.5,0.9", "--curve", "0", "--rounds", "1", "--no-auto-sac",
                     "--json", self.path("race.json"), "--png", self.path("race.png"))
         self.assertEqual(done.returncode, 0, done.stderr)
         with open(self.path("race.png"), "rb") as f:
