@@ -15,8 +15,9 @@ For each thread count (1 and every core) it runs
     fastest split is the PyTorch's time of each step. Each race runs once
     per Python: python3's PyTorch (1.13 on OpenBLAS) and --torch2's (PyTorch
     2 from PyPI, its own BLAS; default scripts/torch2-python, 'none' to
-    skip); the faster of them at its best split is the step's peer, named
-    in the summary, and its own paired rounds set the ratio;
+    skip); the faster of them at its best split (against remat in its
+    own paired rounds: they ran at different times) is the step's peer,
+    named in the summary, and its own paired rounds set the ratio;
   * bench_executor n 16 w 1024 b 256 (the tanh network's store-all step)
     and bench_transformer on both shapes: each step's FLOP rate over
     OpenBLAS's sgemm on the step's very GEMMs, in the same process;
@@ -163,7 +164,13 @@ def peer_name(entry, threads):
 
 
 def fastest(docs, label):
-    """The doc whose PyTorch step (at its best split) was the fastest for `label`."""
+    """The doc whose PyTorch (at its best split) was the faster for `label`.
+    The PyTorches ran one after the other, each paired round by round with
+    remat, so the load can differ between them: faster means faster against
+    remat in its own rounds (the larger remat / PyTorch ratio), not the
+    smaller raw time; by raw time only where a ratio is refused."""
+    if all(d[label]["time_ratio"] is not None for d in docs):
+        return max(docs, key=lambda d: d[label]["time_ratio"])
     return min(docs, key=lambda d: d[label]["torch_seconds"])
 
 
@@ -175,8 +182,8 @@ def print_summary(date, cores, out, log, races, gemm_bound):
             print(f"{threads} thread(s): remat {doc['device'] if 'device' in doc else doc['remat_device']}; "
                   f"{torch_blas.summary(doc['blas'])}")
     print("\nPeer: of every PyTorch raced (each in the split of the cores between its threads and its BLAS's whose "
-          "step was fastest, torch T / BLAS B), the one whose step was fastest; its own paired rounds set the "
-          "ratio.\n")
+          "step was fastest, torch T / BLAS B), the faster against remat in its own paired rounds (the PyTorches "
+          "ran one after the other, so raw times may differ by load); those rounds set the ratio.\n")
     print("| network | threads | step | remat s | peer PyTorch s | peer | remat / peer | other PyTorch s | "
           "load before / after (peer's run) |")
     print("| --- | ---: | --- | ---: | ---: | --- | ---: | --- | --- |")
