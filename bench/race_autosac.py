@@ -24,10 +24,14 @@ ROOFLINE_DEVICE, since the CPU has no datasheet entry. Only the ops'
 relative costs matter to the MILPs' choices.
 
 The budget: sac_milp's memory model counts parameters, gradients and
-activations; the race's counter counts neither weights nor gradients. Each
-target is passed as auto-SAC's own store-all peak estimate less what the
-target saves below store-all's measured peak, so auto-SAC is asked to cut
-as many bytes as the eager peer did."""
+activations; the race's counter counts neither weights nor gradients. With
+them in, its peak is the end of the backward (every weight and gradient,
+few activations), which no checkpointing lowers, and a cut below it is
+infeasible; so sac_milp runs with a world_size so large that parameters and
+gradients (which it divides by world_size, FSDP's shards) drop out, and each
+target is passed as auto-SAC's own store-all activation peak less what the
+target saves below store-all's measured peak: auto-SAC is asked to cut as
+many bytes as the eager peer did."""
 import contextlib
 import copy
 import importlib.util
@@ -40,6 +44,10 @@ from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint
 from remat_torch.steps import step
 
 ROOFLINE_DEVICE = "NVIDIA H100"
+# sac_milp divides parameters and gradients by its world_size (FSDP's shards);
+# one this large takes them out of its memory model, as the race's counter
+# leaves them out of its peaks.
+WITHOUT_WEIGHTS = 2**40
 
 
 class Missing(Exception):
@@ -104,6 +112,26 @@ def _fake_copy(model, batch, fake):
     return clone, fake_batch
 
 
+def _drop_modules_without_backward(memory, runtime):
+    """aggregate_stats reads every tracked module's pre-backward memory
+    snapshot; a module whose outputs need no gradient (a rotary embedding's
+    cos / sin tables) never runs a backward and has none, and aggregate_stats
+    fails on it (KeyError). Such modules hold no activations to discard:
+    they are left out of the statistics and of the module orders, whole
+    subtrees at a time, so parse_module_info's tree stays consistent.
+    Returns their names."""
+    from torch.distributed._tools.mem_tracker import _ModState
+    dropped = [(module, stats.mod_fqn) for module, stats in list(memory.memory_tracking.items())
+               if _ModState.PRE_BW not in stats.snapshots]
+    for module, _ in dropped:
+        del memory.memory_tracking[module]
+    names = {fqn for _, fqn in dropped}
+    for order in (runtime.mod_fw_pre_order, runtime.mod_bw_pre_order, runtime.mod_fw_post_order,
+                  runtime.mod_bw_post_order):
+        order[:] = [fqn for fqn in order if fqn not in names]
+    return sorted(names)
+
+
 def _root_name(model):
     return type(model).__name__
 
@@ -141,9 +169,12 @@ class AutoSAC:
             self.sac._estimate_runtime = _roofline
             with self.sac:
                 step(fake_model, fake_batch, "auto-SAC's SACEstimator step")
+            self.dropped = _drop_modules_without_backward(memory, runtime)
             info = aggregate_stats(fake_model, memory, runtime, self.sac, torch.device("cpu"))
         self.graph = parse_module_info(info)
-        self.baseline_bytes, self.baseline_ms = get_peak_memory_runtime_baseline(self.graph)
+        self.with_weights_bytes, self.baseline_ms = get_peak_memory_runtime_baseline(self.graph)
+        # Its store-all peak without weights and gradients (what the race's counter leaves out)
+        self.baseline_bytes = max(n["act_total"] + n["act_grad_per_module"] for n in self.graph.nodes)
         self.store_all_peak = store_all_peak
         self.root = _root_name(model)
 
@@ -156,7 +187,8 @@ class AutoSAC:
             raise NoPlan(f"the target is {self.store_all_peak - target_bytes} B below store-all's measured peak, "
                          f"more than auto-SAC's own store-all estimate ({self.baseline_bytes} B) holds")
         with contextlib.redirect_stdout(io.StringIO()):
-            decisions, recompute_ms, peak = sac_milp(self.graph, memory_budget=budget / 2**30)
+            decisions, recompute_ms, peak = sac_milp(self.graph, memory_budget=budget / 2**30,
+                                                     world_size=WITHOUT_WEIGHTS)
         if peak == -1:
             raise NoPlan(f"sac_milp found no solution within {budget} B (its estimate of store-all: "
                          f"{self.baseline_bytes} B)")
@@ -168,7 +200,7 @@ class AutoSAC:
                 raise NoPlan(f"get_optimal_checkpointing_policy_per_module found no op policy for {fqn} "
                              f"at {1 - discard:.4f} of its activation memory")
             policies[fqn] = ops
-        facts = {"auto_sac_budget_bytes": int(budget), "auto_sac_store_all_estimate_bytes": int(self.baseline_bytes),
+        facts = {"auto_sac_modules_without_backward": self.dropped, "auto_sac_budget_bytes": int(budget), "auto_sac_store_all_estimate_bytes": int(self.baseline_bytes),
                  "auto_sac_estimated_peak_bytes": int(peak), "auto_sac_recompute_ms_estimate": recompute_ms,
                  "auto_sac_discard": decisions, "runtime_estimate": f"PyTorch's roofline, {ROOFLINE_DEVICE} datasheet"}
         return policies, facts
