@@ -17,7 +17,8 @@ def fmt_point(p):
         if "predicted_peak_bytes" in p:
             budget += f", predicted {p['predicted_peak_bytes'] / 2**20:.2f}"
         if "auto_sac_estimated_peak_bytes" in p:
-            budget += f", auto-SAC's estimate {p['auto_sac_estimated_peak_bytes'] / 2**20:.2f} with weights and grads"
+            budget += (f"; sac_milp's budget {p['auto_sac_budget_bytes'] / 2**20:.2f}, of its store-all estimate "
+                       f"{p['auto_sac_store_all_estimate_bytes'] / 2**20:.2f}")
         budget += ")"
     over = p["kind"] in ("remat", "auto-sac") and p["observed_peak_bytes"] > p["budget_bytes"]
     peak = f"{p['observed_peak_bytes'] / 2**20:.2f}"
