@@ -119,7 +119,8 @@ def _drop_modules_without_backward(memory, runtime):
     fails on it (KeyError). Such modules hold no activations to discard:
     they are left out of the statistics and of the module orders, whole
     subtrees at a time, so parse_module_info's tree stays consistent.
-    Returns their names."""
+    Returns their names. Modules called more than once keep their first
+    place in each order only."""
     from torch.distributed._tools.mem_tracker import _ModState
     dropped = [(module, stats.mod_fqn) for module, stats in list(memory.memory_tracking.items())
                if _ModState.PRE_BW not in stats.snapshots]
@@ -128,7 +129,11 @@ def _drop_modules_without_backward(memory, runtime):
     names = {fqn for _, fqn in dropped}
     for order in (runtime.mod_fw_pre_order, runtime.mod_bw_pre_order, runtime.mod_fw_post_order,
                   runtime.mod_bw_post_order):
-        order[:] = [fqn for fqn in order if fqn not in names]
+        # parse_module_info also takes each module to run once a step: a module
+        # called twice or more (torchvision's Bottleneck calls its one ReLU three
+        # times) is listed at its first call only
+        seen = set()
+        order[:] = [fqn for fqn in order if fqn not in names and not (fqn in seen or seen.add(fqn))]
     return sorted(names)
 
 
@@ -177,6 +182,7 @@ class AutoSAC:
         self.baseline_bytes = max(n["act_total"] + n["act_grad_per_module"] for n in self.graph.nodes)
         self.store_all_peak = store_all_peak
         self.root = _root_name(model)
+        self.resolved = []
 
     def plan(self, target_bytes):
         """({module fqn: [1 save / 0 re-run per op]}, facts for the JSON) for
@@ -195,15 +201,50 @@ class AutoSAC:
         policies = {}
         for fqn, discard in decisions.items():
             with contextlib.redirect_stdout(io.StringIO()):
-                ops = get_optimal_checkpointing_policy_per_module(self.sac.sac_mod_stats[fqn], 1 - discard)
+                try:
+                    ops = get_optimal_checkpointing_policy_per_module(self.sac.sac_mod_stats[fqn], 1 - discard)
+                except TypeError:  # round(None): see _op_policy
+                    ops = _op_policy(self.sac.sac_mod_stats[fqn], 1 - discard)
+                    self.resolved.append(fqn)
             if not ops:
                 raise NoPlan(f"get_optimal_checkpointing_policy_per_module found no op policy for {fqn} "
                              f"at {1 - discard:.4f} of its activation memory")
             policies[fqn] = ops
         facts = {"auto_sac_modules_without_backward": self.dropped, "auto_sac_budget_bytes": int(budget), "auto_sac_store_all_estimate_bytes": int(self.baseline_bytes),
                  "auto_sac_estimated_peak_bytes": int(peak), "auto_sac_recompute_ms_estimate": recompute_ms,
-                 "auto_sac_discard": decisions, "runtime_estimate": f"PyTorch's roofline, {ROOFLINE_DEVICE} datasheet"}
+                 "auto_sac_discard": decisions, "runtime_estimate": f"PyTorch's roofline, {ROOFLINE_DEVICE} datasheet",
+                 "auto_sac_op_milp_resolved_here": sorted(set(self.resolved))}
         return policies, facts
+
+
+def _op_policy(stats, budget):
+    """get_optimal_checkpointing_policy_per_module's MILP, constraint for
+    constraint, for the modules where PyTorch's own fails: an op that holds
+    no memory and costs no time appears in no constraint, CBC leaves its
+    variable unset (None), and PyTorch's `round(x.varValue)` raises
+    TypeError (torchvision's Bottleneck: its batch norms' in-place updates).
+    Here such an op is saved (it holds 0 bytes)."""
+    import math
+
+    from pulp import PULP_CBC_CMD, LpInteger, LpMaximize, LpProblem, LpVariable, lpDot
+    n = len(stats.func_names)
+    prob = LpProblem("SAC-per-module", LpMaximize)
+    x = LpVariable.matrix("x", list(range(n)), 0, 1, LpInteger)
+    if stats.force_store_random:
+        for i in stats.rand_ops:
+            prob += x[i] == 1
+    else:
+        for i1, i2 in zip(stats.rand_ops[:-1], stats.rand_ops[1:]):
+            prob += x[i1] == x[i2]
+    for i in stats.view_like_ops:
+        prob += x[i] == 0
+    for op, parent in stats.inplace_ops:
+        prob += (x[op] == x[parent]) if op != parent else (x[op] == 1)
+    prob += lpDot(x, stats.memory) <= math.ceil(budget * sum(stats.memory))
+    prob += lpDot(x, stats.runtimes)
+    if prob.solve(PULP_CBC_CMD(gapRel=0.05, timeLimit=10, msg=0)) != 1:
+        return []
+    return [1 if v.varValue is None else round(v.varValue) for v in x]
 
 
 class _Policy:
