@@ -106,7 +106,11 @@ def main():
                         "python3's; 'none' races python3's only")
     p.add_argument("--skip-gemm", action="store_true",
                    help="leave out the C++ GEMM benchmarks (bench_transformer, bench_executor): the PyTorch races only")
+    p.add_argument("--from-raw", action="store_true",
+                   help="run nothing: print the summary of the raw output already in --out (its runs.json and JSONs)")
     args = p.parse_args()
+    if args.from_raw:
+        return summary_from_raw(args)
     date = time.strftime("%Y-%m-%d", time.gmtime())
     out = args.out or os.path.join(HERE, "results", f"{date}-cpu")
     os.makedirs(out, exist_ok=True)
@@ -155,12 +159,46 @@ def main():
     print_summary(date, cores, out, log, races, gemm_bound)
 
 
+def summary_from_raw(args):
+    """The summary of a finished run, from the files it wrote to --out."""
+    with open(os.path.join(args.out, "runs.json")) as f:
+        meta = json.load(f)
+    log = meta["runs"]
+    loads = {e["output"]: f"{e['load_before']} / {e['load_after']}" for e in log}
+    prefixes = [""] + (["torch2-"] if any(e["output"].startswith("torch2-") for e in log) else [])
+    cores = max(int(re.search(r"-t([0-9]+)\.json$", e["output"]).group(1)) for e in log
+                if re.search(r"-t([0-9]+)\.json$", e["output"]))
+    races = []
+
+    def docs_of(tag):
+        docs = []
+        for prefix in prefixes:
+            name = f"{prefix}torch-{tag}.json"
+            with open(os.path.join(args.out, name)) as f:
+                docs.append(json.load(f))
+            docs[-1]["load"] = loads.get(name, "?")
+        return docs
+    for threads in sorted({1, cores}):
+        for s in SHAPES:
+            races.append((f"transformer {shape_name(s)}", threads, docs_of(f"L{s[0]}-h{s[1]}-t{threads}"),
+                          (("store-all", "store_all"), ("per-layer ckpt", "per_layer_checkpointing"))))
+        races.append((MLP_NAME, threads, docs_of(f"mlp-t{threads}"),
+                      (("store-all", "store_all"), ("ckpt every 4", "checkpoints"))))
+    print_summary(meta["date"], cores, args.out, log, races, [])
+
+
 def ratio_text(r):
     return "refused" if r is None else f"{r:.3f}"
 
 
 def peer_name(entry, threads):
     return entry["peer"]["name"] if "peer" in entry else torch_threads.name((threads, threads))
+
+
+def version(doc):
+    """The PyTorch version a race script's JSON names (torch_reference.py
+    keeps it under torch_version, its "torch" being PyTorch's results)."""
+    return doc.get("torch_version") or doc["torch"]
 
 
 def fastest(docs, label):
@@ -191,10 +229,10 @@ def print_summary(date, cores, out, log, races, gemm_bound):
         for step_name, label in steps:
             doc = fastest(docs, label)
             r = doc[label]
-            others = ", ".join(f"{d['torch']}: {d[label]['torch_seconds']:.4f} ({peer_name(d[label], threads)}, "
+            others = ", ".join(f"{version(d)}: {d[label]['torch_seconds']:.4f} ({peer_name(d[label], threads)}, "
                                f"remat / it {ratio_text(d[label]['time_ratio'])})" for d in docs if d is not doc)
             print(f"| {what} | {threads} | {step_name} | {r['remat_seconds']:.4f} | {r['torch_seconds']:.4f} | "
-                  f"PyTorch {doc['torch']}, {peer_name(r, threads)} | {ratio_text(r['time_ratio'])} | "
+                  f"PyTorch {version(doc)}, {peer_name(r, threads)} | {ratio_text(r['time_ratio'])} | "
                   f"{others or '-'} | {doc['load']} |")
     if any(t > 1 for _, t, _, _ in races):
         print("\nEvery split at every core (PyTorch s, remat / PyTorch in that split's own rounds):\n")
@@ -208,7 +246,7 @@ def print_summary(date, cores, out, log, races, gemm_bound):
                 for step_name, label in steps:
                     cells = [f"{x['torch_seconds']:.4f} s ({ratio_text(x['time_ratio'])})"
                              for x in doc[label]["every_split"]]
-                    print(f"| {what} | {doc['torch']} | {step_name} | " + " | ".join(cells) + " |")
+                    print(f"| {what} | {version(doc)} | {step_name} | " + " | ".join(cells) + " |")
     refused = next((d["no_time_ratio_because"] for _, _, docs, _ in races for d in docs
                     if "no_time_ratio_because" in d), None)
     if refused:
