@@ -2,12 +2,14 @@
 measured in one run: store-all, per-layer checkpointing, PyTorch's selective
 policies (save the matmuls; re-run the attention core), torch.compile's
 activation_memory_budget at several fractions, PyTorch's private auto-SAC
-where it runs, and remat's block-level and op-level plans at budgets equal
-to each eager peer's measured peak (plus --curve budgets between the lowest
-peer and store-all, to draw remat's curves).
+(bench/race_autosac.py) at each eager peer's measured peak, and remat's
+block-level and op-level plans at budgets equal to each eager peer's
+measured peak (plus --curve budgets between the lowest peer and store-all,
+to draw remat's curves).
 
     scripts/torch2-python bench/framework_race.py --model FILE.py:fn --inputs FILE.py:fn \\
-        [--json OUT] [--png OUT]
+        [--json OUT] [--png OUT] [--rounds 3] [--compile-budgets 0.1,0.3,0.5,0.7,0.9] [--curve 2]
+        [--no-auto-sac]
 
 Every configuration is measured the same way (bench/race_measure.py): peak
 bytes by the project's CPU counter, re-run FLOPs as the step's FLOPs
@@ -32,6 +34,7 @@ from remat_torch.errors import UsageError  # noqa: E402
 from remat_torch.inputs import build_inputs  # noqa: E402
 from remat_torch.spec import build_model  # noqa: E402
 
+import race_autosac  # noqa: E402
 import race_measure  # noqa: E402
 import race_peers  # noqa: E402
 import race_remat  # noqa: E402
@@ -112,9 +115,29 @@ class Race:
             "inductor's CPU kernels allocate their buffers outside aten dispatch, so the project's CPU counter "
             "cannot measure their peak; the compile points use aot_eager_decomp_partition, the same AOT "
             "partitioner and activation_memory_budget with the graphs run as aten ops (no fusion)")})
-        reason = race_peers.auto_sac_missing()
-        if reason:
-            self.not_run.append({"who": "PyTorch auto-SAC (torch.distributed._tools)", "reason": reason})
+
+    def auto_sac(self, eager):
+        """PyTorch's auto-SAC (bench/race_autosac.py) at each eager peer's
+        measured peak: statistics gathered once, both MILPs per budget."""
+        self.log("auto-SAC: estimating ...")
+        try:
+            estimator = race_autosac.AutoSAC(self.fresh(), self.batch, self.points[0]["observed_peak_bytes"])
+        except race_autosac.Missing as e:
+            self.not_run.append({"who": "PyTorch auto-SAC (torch.distributed._tools)", "reason": str(e)})
+            return
+        except Exception as e:  # the private estimators failing on this model: reported, the race goes on
+            self.not_run.append({"who": "PyTorch auto-SAC (torch.distributed._tools)",
+                                 "reason": f"estimating: {type(e).__name__}: {str(e).strip()[:300]}"})
+            return
+        for p in eager:
+            who = f"auto-SAC @ {p['who']} peak"
+            try:
+                policies, facts = estimator.plan(p["observed_peak_bytes"])
+            except race_autosac.NoPlan as e:
+                self.not_run.append({"who": who, "reason": str(e)})
+                continue
+            self.run(who, "auto-sac", lambda m, policies=policies: race_autosac.applied(m, policies),
+                     budget_bytes=int(p["observed_peak_bytes"]), **facts)
 
     def remat(self, budgets):
         """budgets: [(label, bytes)]; one traced file per granularity."""
@@ -144,7 +167,9 @@ def remat_budgets(store_all, eager, curve):
         low, high = min(b for _, b in budgets), store_all["observed_peak_bytes"]
         for k in range(1, curve + 1):
             budget = int(low + (high - low) * k / (curve + 1))
-            budgets.append((f"{budget / 2**20:.2f} MiB", budget))
+            # none where the peers hold as much as store-all (then every curve budget is the same one)
+            if budget not in {b for _, b in budgets}:
+                budgets.append((f"{budget / 2**20:.2f} MiB", budget))
     return budgets
 
 
@@ -157,6 +182,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="paired timing rounds per configuration")
     parser.add_argument("--compile-budgets", default=DEFAULT_FRACTIONS, help="activation_memory_budget fractions")
     parser.add_argument("--curve", type=int, default=2, help="extra remat budgets between the peers and store-all")
+    parser.add_argument("--no-auto-sac", action="store_true", help="leave PyTorch's auto-SAC out (listed as not run)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     log = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
@@ -174,6 +200,10 @@ def main(argv=None):
         return 2
     eager = race.peers()
     race.compiled(fractions)
+    if args.no_auto_sac:
+        race.not_run.append({"who": "PyTorch auto-SAC (torch.distributed._tools)", "reason": "left out (--no-auto-sac)"})
+    else:
+        race.auto_sac(eager)
     race.remat(remat_budgets(race.points[0], eager, args.curve))
     result = {"model": args.model, "inputs": args.inputs, "torch": torch.__version__,
               "threads": torch.get_num_threads(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

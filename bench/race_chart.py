@@ -4,7 +4,8 @@ budget), every peer and compile point labelled. Drawn with Pillow, which
 the PyTorch 2 venv has (torchvision needs it); matplotlib is not pinned
 there and the venv's requirements stay as scripts/torch2-python pins them."""
 W, H, MARGIN = 1100, 760, 80
-COLOURS = {"block-level": (31, 119, 180), "op-level": (214, 39, 40), "peer": (40, 40, 40), "compile": (44, 160, 44)}
+COLOURS = {"block-level": (31, 119, 180), "op-level": (214, 39, 40), "peer": (40, 40, 40), "compile": (44, 160, 44),
+           "auto-sac": (148, 103, 189)}
 
 
 def draw(result, path):
@@ -49,7 +50,7 @@ def draw(result, path):
         if p["kind"] != "remat":  # remat's points are the curves; labelling each would bury the peers
             pen.text((x + 6, y - 14 - 10 * (k % 2)), p["who"], fill=colour)
     legend = [("remat block-level", COLOURS["block-level"]), ("remat op-level", COLOURS["op-level"]),
-              ("eager peers", COLOURS["peer"]), ("torch.compile (aot_eager)", COLOURS["compile"])]
+              ("eager peers", COLOURS["peer"]), ("torch.compile (aot_eager)", COLOURS["compile"]), ("PyTorch auto-SAC", COLOURS["auto-sac"])]
     for k, (text, colour) in enumerate(legend):
         pen.rectangle([W - MARGIN - 200, MARGIN + 10 + 16 * k, W - MARGIN - 190, MARGIN + 20 + 16 * k], fill=colour)
         pen.text((W - MARGIN - 184, MARGIN + 8 + 16 * k), text, fill=colour)

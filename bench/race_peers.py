@@ -2,7 +2,6 @@
 each configuration turns a fresh copy of the model into the one it trains.
 A configuration that cannot run here raises NotRun with the reason."""
 import functools
-import importlib.util
 
 import torch
 from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts
@@ -102,17 +101,3 @@ def compiled(budget):
         return torch.compile(model, backend="aot_eager_decomp_partition")
     apply.budget = budget
     return apply
-
-
-def auto_sac_missing():
-    """Why PyTorch's private auto-SAC (torch.distributed._tools: SACEstimator,
-    sac_ilp.sac_milp) does not run in this race, or None where it could."""
-    try:
-        from torch.distributed._tools import sac_estimator, sac_ilp  # noqa: F401
-    except Exception as e:  # a private module: absent or moved in this PyTorch
-        return f"torch.distributed._tools has no usable auto-SAC in PyTorch {torch.__version__}: {e}"
-    if importlib.util.find_spec("pulp") is None:
-        return ("torch.distributed._tools.sac_ilp.sac_milp solves its MILP with PuLP (CBC), which is not installed "
-                "in the venv (scripts/torch2-python pins torch, torchvision and transformers only)")
-    return ("auto-SAC's pipeline (MemTracker, SACEstimator, RuntimeEstimator, sac_milp, then a per-module policy) "
-            "is not wired into this race yet")

@@ -102,7 +102,9 @@ def describe(torch):
     evidence = info["sgemm_from"] or " ".join(blas_libraries)
     if "openblas" in evidence:
         info["verdict"] = "openblas"
-    elif "mkl" in evidence or (not info["sgemm_from"] and info["blas_info"] == "mkl"):
+    elif "mkl" in evidence or (info["blas_info"] == "mkl" and (not info["sgemm_from"]
+                                                               or "libtorch_cpu" in info["sgemm_from"])):
+        # PyPI's wheels link MKL statically: sgemm_ resolves inside libtorch_cpu.so
         info["verdict"] = "mkl"
     elif re.search(r"/blas/libblas\.so", evidence):
         info["verdict"] = "reference"  # Debian's netlib libblas3 lives in .../blas/

@@ -3,6 +3,7 @@ over an embedding): every kind of configuration that runs here is measured
 (two compile budgets, two or more eager peers, two or more remat plans), each
 point's numbers are the counter's, remat's plans hold their budgets, and what
 does not run says why. Bad --model / --inputs: one line, exit 2."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -18,7 +19,7 @@ TINY = ["--model", f"{MODELS}:token_blocks", "--inputs", f"{MODELS}:token_inputs
 def race(*argv):
     env = dict(os.environ, REMAT=remat_cli())
     return subprocess.run([sys.executable, SCRIPT, "--quiet", *argv], capture_output=True, text=True, env=env,
-                          timeout=120)
+                          timeout=300)
 
 
 class FrameworkRaceTest(Workdir):
@@ -71,8 +72,33 @@ class FrameworkRaceTest(Workdir):
             self.assertTrue(entry["who"] and len(entry["reason"]) > 20, entry)
         self.assertIn("torch.compile (inductor)", [e["who"] for e in doc["not_run"]])
 
+    def test_auto_sac_runs_or_says_why(self):
+        """PyTorch's auto-SAC at each eager peer's peak where PuLP and pwlf are
+        installed (scripts/torch2-python installs them): its plans are
+        measured like the others, the MILPs' facts beside each; else one
+        not_run entry says what is missing."""
+        doc = self.doc()
+        points = [p for p in doc["points"] if p["kind"] == "auto-sac"]
+        reasons = [e["reason"] for e in doc["not_run"] if e["who"].startswith("PyTorch auto-SAC")]
+        if importlib.util.find_spec("pulp") is None or importlib.util.find_spec("pwlf") is None:
+            self.assertEqual(points, [])
+            self.assertEqual(len(reasons), 1, doc["not_run"])
+            return
+        self.assertEqual(reasons, [])
+        peers = {p["observed_peak_bytes"] for p in doc["points"] if p["kind"] == "peer" and p["who"] != "store-all"}
+        self.assertGreaterEqual(len(points), 2, [p["who"] for p in doc["points"]])
+        for p in points:
+            self.assertIn(p["budget_bytes"], peers)
+            self.assertIn("NVIDIA H100", p["runtime_estimate"])
+            self.assertIsInstance(p["auto_sac_discard"], dict)
+        # At per-layer's peak it checkpoints some block and holds less than store-all.
+        store_all = doc["points"][0]["observed_peak_bytes"]
+        tightest = min(points, key=lambda p: p["budget_bytes"])
+        self.assertTrue(tightest["auto_sac_discard"], tightest)
+        self.assertLess(tightest["observed_peak_bytes"], store_all)
+
     def test_png_written(self):
-        done = race(*TINY, "--compile-budgets", "0.5,0.9", "--curve", "0", "--rounds", "1",
+        done = race(*TINY, "--compile-budgets", "0.5,0.9", "--curve", "0", "--rounds", "1", "--no-auto-sac",
                     "--json", self.path("race.json"), "--png", self.path("race.png"))
         self.assertEqual(done.returncode, 0, done.stderr)
         with open(self.path("race.png"), "rb") as f:
