@@ -577,12 +577,12 @@ bool OpPlanner::solves() const {
 std::int64_t OpPlanner::minimumPeakBytes() const {
     if (!minimum_) {
         const std::int64_t enumerated = enumeratedMinimumPeak();
-        minimum_ = Minimum{enumerated, exact_};
+        minimum_ = Minimum{enumerated, exact_, {}};
         if (solves()) {
             planners::OpMilpOptions o{solverEffort_, {}, cancelled_};
             const planners::OpMilpMinimum solved = planners::minimumOpMilpPeak(model_, graph_, o);
             if (solved.peakBytes <= enumerated)
-                minimum_ = Minimum{solved.peakBytes, solved.optimal};
+                minimum_ = Minimum{solved.peakBytes, solved.optimal, solved.keep};
         }
     }
     return minimum_->peak;
@@ -616,6 +616,11 @@ std::optional<OpPlanResult> OpPlanner::plan(std::int64_t budgetBytes) const {
     planners::OpMilpOptions o{solverEffort_, {}, cancelled_};
     if (r)
         o.starts.push_back(r->keep);
+    // The least-peak plan fits every budget at or above its peak: a start
+    // where the enumeration has none, so that no budget the planner calls
+    // reachable is left without a plan when the search finds none in time.
+    if (minimumPeakBytes() <= budgetBytes && !minimum_->keep.empty())
+        o.starts.push_back(minimum_->keep);
     const auto solved = planners::planOpMilp(model_, graph_, budgetBytes, o);
     if (!solved)
         return std::nullopt;

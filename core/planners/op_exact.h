@@ -114,6 +114,7 @@ private:
     struct Minimum {
         std::int64_t peak = 0;
         bool proven = false;
+        KeepSet keep; // the MILP's plan at that peak; empty when the enumeration's
     };
     mutable std::optional<Minimum> minimum_;
     std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
