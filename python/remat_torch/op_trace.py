@@ -371,6 +371,40 @@ def _tied_weights(nodes):
     return {key: (found, sizes[key]) for key, found in users.items() if len(found) > 1}
 
 
+def _in_order(nodes):
+    """The nodes listed so that every node comes after its inputs, else in the
+    order they were made, and {recorded index: new index}. An in-place op
+    reading a later node breaks the made order: a Bottleneck's `out +=
+    identity` adds the downsample branch's BatchNorm, made after `bn3`, into
+    bn3's storage, so bn3's node reads a later one. It is listed after that
+    input, where its final value is made; it holds the same storage from its
+    first op on, but what is alive when the in-place op runs is the same in
+    both orders."""
+    count = len(nodes)
+    for node in nodes:
+        node["inputs"] = [p for p in node["inputs"] if p < count]
+    moved, order, waiting = {}, [], []
+    for i in range(count):
+        waiting.append(i)
+        placed = True
+        while placed:
+            placed = False
+            for j in waiting:
+                if all(p in moved for p in nodes[j]["inputs"] if p != j):
+                    moved[j] = len(order)
+                    order.append(j)
+                    waiting.remove(j)
+                    placed = True
+                    break
+    order += waiting  # a cycle cannot arise from ops run in order; kept as made if it did
+    for j in waiting:
+        moved[j] = order.index(j)
+    listed = [nodes[i] for i in order]
+    for node in listed:
+        node["inputs"] = [moved[p] for p in node["inputs"] if p in moved]
+    return listed, moved
+
+
 def _drop_dead(nodes):
     """Nodes no later node reads (an unused output) cannot be in a model
     file: their inputs no longer count them as readers."""
@@ -430,8 +464,8 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
         if not made:
             raise UsageError(f"{spec}: its {'loss' if loss is not None else 'output'} is not made by an op of "
                              "the step (the input handed back?); nothing to trace at op level")
-        nodes = nodes[:max(made) + 1]
-        _saved(nodes, recorder.owners.get, recorder.ignored)
+        nodes, moved = _in_order(nodes[:max(made) + 1])
+        _saved(nodes, lambda t: moved.get(recorder.owners.get(t)), recorder.ignored)
         _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
         del loss, output, recorder
         _alive_after(nodes, model, batch, spec, calls, ignored + given)

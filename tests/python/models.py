@@ -455,3 +455,11 @@ def tied_gpt2():
 def tied_gpt2_inputs():
     from remat_torch.hf import token_batch
     return token_batch(TIED_GPT2["vocab_size"], 2, 256)
+
+
+def bottlenecks():
+    """torchvision's ResNet with one Bottleneck per stage, each with a
+    downsample branch: `out += identity` writes the branch's BatchNorm, made
+    after bn3, into bn3's output."""
+    import torchvision
+    return torchvision.models.resnet.ResNet(torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], num_classes=10)
