@@ -455,3 +455,28 @@ def tied_gpt2():
 def tied_gpt2_inputs():
     from remat_torch.hf import token_batch
     return token_batch(TIED_GPT2["vocab_size"], 2, 256)
+
+
+def bottlenecks():
+    """torchvision's ResNet with one Bottleneck per stage, each with a
+    downsample branch: `out += identity` writes the branch's BatchNorm, made
+    after bn3, into bn3's output."""
+    import torchvision
+    return torchvision.models.resnet.ResNet(torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], num_classes=10)
+
+
+WIDE_HEAD_LLAMA = dict(num_hidden_layers=2, hidden_size=128, intermediate_size=256, num_attention_heads=4,
+                       num_key_value_heads=2, vocab_size=4096, max_position_embeddings=64)
+
+
+def wide_head_llama():
+    """Hugging Face's Llama (transformers needed) whose untied LM head's weight
+    gradient (1 MiB) and logits' gradient (1 MiB) make the step's peak, in the
+    head's backward, as in the framework race's Llama."""
+    from remat_torch.hf import build
+    return build("llama", WIDE_HEAD_LLAMA)
+
+
+def wide_head_llama_inputs():
+    from remat_torch.hf import token_batch
+    return token_batch(WIDE_HEAD_LLAMA["vocab_size"], 2, 16)
