@@ -56,10 +56,10 @@ OpFrontier computeOpFrontier(const Model &model, const OpGraph &graph, int sampl
         if (planned->exact)
             ++f.provenPoints;
         else
-            f.largestGap = std::max(f.largestGap, planned->lowerBound > 0
-                                                      ? (planned->recomputeCost - planned->lowerBound) /
-                                                            planned->recomputeCost
-                                                      : std::numeric_limits<double>::infinity());
+            f.largestGap =
+                std::max(f.largestGap, planned->lowerBound > 0
+                                           ? (planned->recomputeCost - planned->lowerBound) / planned->recomputeCost
+                                           : std::numeric_limits<double>::infinity());
     }
     f.named = opNamedPolicies(model, graph);
     return f;

@@ -14,10 +14,10 @@
 #include "core/simulator.h"
 #include "core/units.h"
 
-#include <cmath>
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -123,17 +123,18 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
     const int samples =
         options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
     const OpFrontier frontier = computeOpFrontier(model, graph, samples, planner);
-    Search search{frontier.exact, frontier.cutByClock, frontier.inexactReason, planner.effort,
-                  frontier.replayedOps, ""};
+    Search search{frontier.exact, frontier.cutByClock,  frontier.inexactReason,
+                  planner.effort, frontier.replayedOps, ""};
     if (frontier.solved) {
         search.exact = frontier.provenPoints == static_cast<int>(frontier.points.size());
         char gap[64] = "";
         if (!search.exact)
-            std::snprintf(gap, sizeof gap, std::isinf(frontier.largestGap) ? ", some without a bound"
-                                                                            : ", the largest stated gap %.2f %%",
+            std::snprintf(gap, sizeof gap,
+                          std::isinf(frontier.largestGap) ? ", some without a bound"
+                                                          : ", the largest stated gap %.2f %%",
                           100 * frontier.largestGap);
-        search.proof = "solved by the op-level MILP where the enumeration stops (" + frontier.inexactReason + "): " +
-                       std::to_string(frontier.provenPoints) + " of " + std::to_string(frontier.points.size()) +
+        search.proof = "solved by the op-level MILP where the enumeration stops (" + frontier.inexactReason +
+                       "): " + std::to_string(frontier.provenPoints) + " of " + std::to_string(frontier.points.size()) +
                        " points optimal (gap 0)" + gap;
     }
     const auto &named = frontier.named;
@@ -302,8 +303,8 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     if (!result)
         throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
                               formatBytes(planner.minimumPeakBytes()));
-    const Search search{result->exact,         result->cutByClock,    planner.inexactReason(),
-                        searchOptions.effort,  planner.replayedOps(), result->proof(planner.inexactReason())};
+    const Search search{result->exact,        result->cutByClock,    planner.inexactReason(),
+                        searchOptions.effort, planner.replayedOps(), result->proof(planner.inexactReason())};
     const OpPolicy plan =
         countOpPolicy(model, graph, "op-level plan for " + formatBytes(budget), "op-budget", result->keep);
     const auto named = opNamedPolicies(model, graph);

@@ -62,8 +62,7 @@ int main(int argc, char **argv) {
                     sized.problem().integerColumns(), sized.problem().rows(),
                     static_cast<long long>(sized.problem().nonzeros()));
         started = Clock::now();
-        const planners::OpMilpMinimum least =
-            planners::minimumOpMilpPeak(model, graph, {effort, {}, {}});
+        const planners::OpMilpMinimum least = planners::minimumOpMilpPeak(model, graph, {effort, {}, {}});
         const std::int64_t most = dp.storeAllPeakBytes();
         std::printf("least peak %s (%s, bound %s, %lld nodes) in %.1f s; enumeration's least %s; store-all %s\n",
                     formatBytes(least.peakBytes).c_str(), least.optimal ? "proven" : "not proven",
@@ -85,9 +84,8 @@ int main(int argc, char **argv) {
                 std::printf("  budget %12s: no plan (%.1f s)\n", formatBytes(budget).c_str(), took);
                 continue;
             }
-            const double gap = plan->recomputeCost > 0
-                                   ? (plan->recomputeCost - plan->lowerBound) / plan->recomputeCost
-                                   : 0;
+            const double gap =
+                plan->recomputeCost > 0 ? (plan->recomputeCost - plan->lowerBound) / plan->recomputeCost : 0;
             worst = std::max(worst, gap);
             proven += plan->optimal;
             std::printf("  budget %12s: peak %12s, re-run %10.4f %s, %s, %lld nodes, %.2f s; enumeration %s\n",

@@ -1,8 +1,5 @@
 #include "core/planners/op_exact.h"
 
-#include "core/planners/op_milp.h"
-#include "core/solver/milp.h"
-
 #include "core/errors.h"
 #include "core/report.h"
 #include "core/schedule_builder.h"
@@ -570,29 +567,6 @@ std::vector<State> extend(const std::vector<State> &states, const std::vector<Op
 
 } // namespace
 
-bool OpPlanner::solves() const {
-    return !exact_ && solverEffort_ > 0 && solver::milpSolverAvailable();
-}
-
-std::int64_t OpPlanner::minimumPeakBytes() const {
-    if (!minimum_) {
-        const std::int64_t enumerated = enumeratedMinimumPeak();
-        minimum_ = Minimum{enumerated, exact_, {}};
-        if (solves()) {
-            planners::OpMilpOptions o{solverEffort_, {}, cancelled_};
-            const planners::OpMilpMinimum solved = planners::minimumOpMilpPeak(model_, graph_, o);
-            if (solved.peakBytes <= enumerated)
-                minimum_ = Minimum{solved.peakBytes, solved.optimal, solved.keep};
-        }
-    }
-    return minimum_->peak;
-}
-
-bool OpPlanner::minimumPeakProven() const {
-    (void)minimumPeakBytes();
-    return minimum_->proven;
-}
-
 std::int64_t OpPlanner::enumeratedMinimumPeak() const {
     std::vector<State> states{State{}};
     for (const auto &options : options_)
@@ -605,51 +579,6 @@ std::int64_t OpPlanner::enumeratedMinimumPeak() const {
 
 std::int64_t OpPlanner::storeAllPeakBytes() const {
     return Simulator::summarize(model_, opSchedule(model_, graph_, keepEverything(graph_), "")).peakBytes;
-}
-
-std::optional<OpPlanResult> OpPlanner::plan(std::int64_t budgetBytes) const {
-    std::optional<OpPlanResult> r = enumeratedPlan(budgetBytes);
-    if (r && exact_)
-        r->lowerBound = r->recomputeCost;
-    if (!solves())
-        return r;
-    planners::OpMilpOptions o{solverEffort_, {}, cancelled_};
-    if (r)
-        o.starts.push_back(r->keep);
-    // The least-peak plan fits every budget at or above its peak: a start
-    // where the enumeration has none, so that no budget the planner calls
-    // reachable is left without a plan when the search finds none in time.
-    if (minimumPeakBytes() <= budgetBytes && !minimum_->keep.empty())
-        o.starts.push_back(minimum_->keep);
-    const auto solved = planners::planOpMilp(model_, graph_, budgetBytes, o);
-    if (!solved)
-        return std::nullopt;
-    OpPlanResult out;
-    out.keep = solved->keep;
-    out.recomputeCost = solved->recomputeCost;
-    out.predictedPeakBytes = solved->peakBytes;
-    out.exact = solved->optimal;
-    out.cutByClock = cutByClock_; // the clock narrowed the start the solver began from
-    out.lowerBound = solved->lowerBound;
-    out.solverNodes = solved->nodes;
-    return out;
-}
-
-std::string OpPlanResult::proof(const std::string &inexactReason) const {
-    if (solverNodes < 0)
-        return exact ? "exact: every keep set of every block searched (gap 0)"
-                     : "not proven optimal: " + inexactReason + " (gap not bounded)";
-    const std::string work = " (op-level MILP, " + std::to_string(solverNodes) +
-                             " branch-and-bound nodes, where the enumeration stops: " + inexactReason + ")";
-    if (exact)
-        return "optimal (gap 0)" + work;
-    if (lowerBound > 0) {
-        char gap[64];
-        std::snprintf(gap, sizeof gap, "within %.2f %% of the least (proven bound)",
-                      100 * (recomputeCost - lowerBound) / recomputeCost);
-        return gap + work;
-    }
-    return "no bound proven" + work;
 }
 
 std::optional<OpPlanResult> OpPlanner::enumeratedPlan(std::int64_t budgetBytes) const {

@@ -194,18 +194,17 @@ void OpMilp::build(std::int64_t budgetBytes, bool minimizePeak) {
     };
     for (Instance &copy : instances) {
         const bool isSaved = copy.tensor >= static_cast<int>(nodes);
-        const double bytes =
-            static_cast<double>(isSaved ? model_.savedBytes(copy.tensor - static_cast<int>(nodes))
-                                        : model_.bytes(static_cast<NodeId>(copy.tensor))) /
-            scale_;
+        const double bytes = static_cast<double>(isSaved ? model_.savedBytes(copy.tensor - static_cast<int>(nodes))
+                                                         : model_.bytes(static_cast<NodeId>(copy.tensor))) /
+                             scale_;
         const auto madeAlone = simplify({copy.made});
         if (!madeAlone)
             continue; // never made
         Live whenMade;
         whenMade.zero = false;
         whenMade.literal = madeAlone->empty() ? Literal{kTrue, false} : madeAlone->front();
-        const bool pinned = copy.tensor == static_cast<int>(model_.inputNode()) ||
-                            copy.tensor == static_cast<int>(pinnedGradient);
+        const bool pinned =
+            copy.tensor == static_cast<int>(model_.inputNode()) || copy.tensor == static_cast<int>(pinnedGradient);
         if (pinned) {
             for (std::size_t t = static_cast<std::size_t>(std::max(copy.slot, 0)); t < slots.size(); ++t)
                 add(memory_[t], whenMade, bytes);
@@ -213,8 +212,7 @@ void OpMilp::build(std::int64_t budgetBytes, bool minimizePeak) {
         }
         if (copy.slot >= 0)
             add(memory_[static_cast<std::size_t>(copy.slot)], whenMade, bytes);
-        std::sort(copy.reads.begin(), copy.reads.end(),
-                  [](const auto &a, const auto &b) { return a.first < b.first; });
+        std::sort(copy.reads.begin(), copy.reads.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
         // From the last read back: the copy is alive up to read k when one of
         // reads k.. happens on it.
         std::vector<Live> after(copy.reads.size());

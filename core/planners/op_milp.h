@@ -63,7 +63,7 @@ private:
     const OpGraph &graph_;
     double scale_ = 1;
     bool infeasible_ = false;
-    std::vector<int> rerun_;  // by forward index: r_j's column, or -1 (always kept)
+    std::vector<int> rerun_;       // by forward index: r_j's column, or -1 (always kept)
     std::vector<int> groupColumn_; // by group: "the block is checkpointed", or -1
     // z columns in creation order with the ANDs each must cover (a z may also
     // cover an earlier z: a column index in `covers`).
