@@ -70,6 +70,7 @@ struct PlanOptions {
     std::string granularity = "block"; // "op": selective checkpointing of an op-level file
     std::string effort;                // --granularity op: replayed ops the exact search may take
     std::string timeLimit;             // --granularity op: a wall-clock limit, off by default
+    std::string solverNodes;           // --granularity op: the MILP's branch-and-bound nodes
     MachineOptions machine;
     Format format = Format::Table;
 };

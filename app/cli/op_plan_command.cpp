@@ -9,6 +9,7 @@
 #include "core/model_io.h"
 #include "core/op_frontier.h"
 #include "core/op_plan.h"
+#include "core/planners/graph_exact.h"
 #include "core/planners/op_exact.h"
 #include "core/report.h"
 #include "core/simulator.h"
@@ -31,6 +32,8 @@ OpPlannerOptions plannerOptions(const PlanOptions &options) {
     OpPlannerOptions o;
     if (!options.effort.empty())
         o.effort = parseEffort(options.effort, 1, kMaxOpEffort, "replayed ops", "4e9");
+    if (!options.solverNodes.empty())
+        o.solverEffort = parseEffort(options.solverNodes, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
     if (!options.timeLimit.empty()) {
         char *end = nullptr;
         o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);

@@ -178,6 +178,9 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     if (options.granularity != "block")
         throw InvalidArgument("--granularity must be block or op, got \"" + options.granularity + "\"");
     // The chain planners are exact and need no bound: a bound given here would be silently ignored.
+    if (!options.solverNodes.empty())
+        throw InvalidArgument("--solver-nodes bounds the op-level MILP only (--granularity op); on graphs --effort "
+                              "is the graph MILP's branch-and-bound nodes");
     if (!options.timeLimit.empty())
         throw InvalidArgument("--time-limit bounds the op-level search only (--granularity op); block-level plans "
                               "are bounded by --effort on graphs, and exact on chains");

@@ -66,11 +66,11 @@ class HuggingFaceTest(Workdir):
             with self.subTest(family=family):
                 self.trace(family, "--granularity", "op", name="ops.json")
                 frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                           "--frontier", "--samples", "3", "--effort", "5e5", "--json"],
+                                           "--frontier", "--samples", "3", "--effort", "5e5", "--solver-nodes", "200", "--json"],
                                           capture_output=True, text=True, timeout=120)
                 self.assertEqual(frontier.returncode, 0, frontier.stderr)
                 budget = json.loads(frontier.stdout)["curve"][1]["budget_bytes"]
-                self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5", "--budget", str(budget))
+                self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5", "--solver-nodes", "200", "--budget", str(budget))
                 status, out, err = run_main("verify", "--strict", "--json", "--plan", self.path("plan.json"))
                 self.assertEqual(status, 0, err)
                 run = json.loads(out)["runs"][1]
@@ -123,13 +123,13 @@ class HuggingFaceTest(Workdir):
                                   "--inputs", f"{MODELS}:wide_head_llama_inputs", "-o", self.path("ops.json"))
         self.assertEqual(status, 0, err)
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                   "--effort", "5e5", "--frontier", "--samples", "4", "--json"],
+                                   "--effort", "5e5", "--solver-nodes", "200", "--frontier", "--samples", "4", "--json"],
                                   capture_output=True, text=True, timeout=120)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         plans = []
         for point in json.loads(frontier.stdout)["curve"][1:]:
             name = f"plan-{point['budget_bytes']}.json"
-            self.plan("ops.json", name, "--granularity", "op", "--effort", "5e5", "--budget", str(point["budget_bytes"]))
+            self.plan("ops.json", name, "--granularity", "op", "--effort", "5e5", "--solver-nodes", "200", "--budget", str(point["budget_bytes"]))
             plans.append(self.path(name))
         status, out, err = run_main("verify", "--strict", "--json", *[a for p in plans for a in ("--plan", p)])
         self.assertEqual(status, 0, err)

@@ -58,12 +58,12 @@ class OpLevelTest(Workdir):
             self.model = json.load(f)
 
     def plan_ops(self, *options):
-        return self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5", *options)
+        return self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5", "--solver-nodes", "200", *options)
 
     def plan_at(self, budget, model="ops.json"):
         """remat plan --granularity op --budget BUDGET: (exit status, stdout, stderr)."""
         r = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
-                            "--effort", "5e5", "--budget", str(budget), "--json"], capture_output=True, text=True)
+                            "--effort", "5e5", "--solver-nodes", "200", "--budget", str(budget), "--json"], capture_output=True, text=True)
         return r.returncode, r.stdout, r.stderr
 
     def tightest_budget(self, least, model="ops.json"):
@@ -93,7 +93,7 @@ class OpLevelTest(Workdir):
 
     def test_apply_reruns_exactly_the_planned_ops(self):
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                   "--frontier", "--samples", "3", "--effort", "5e5", "--json"], capture_output=True, text=True)
+                                   "--frontier", "--samples", "3", "--effort", "5e5", "--solver-nodes", "200", "--json"], capture_output=True, text=True)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         curve = json.loads(frontier.stdout)["curve"]
         middle = curve[1]["budget_bytes"]
@@ -177,7 +177,7 @@ class OpLevelTest(Workdir):
 
     def assertBudgetsHold(self, model):
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path(model), "--granularity", "op",
-                                   "--frontier", "--samples", "6", "--effort", "5e5", "--json"],
+                                   "--frontier", "--samples", "6", "--effort", "5e5", "--solver-nodes", "200", "--json"],
                                   capture_output=True, text=True)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         budgets = sorted({p["budget_bytes"] for p in json.loads(frontier.stdout)["curve"]})
@@ -231,7 +231,7 @@ class OpLevelTest(Workdir):
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
             return r.stderr
         self.assertIn("below the least peak", plan("--model", self.path("ops.json"), "--granularity", "op",
-                                                  "--effort", "5e5", "--budget", "1KiB"))
+                                                  "--effort", "5e5", "--solver-nodes", "200", "--budget", "1KiB"))
         self.assertIn("--time-limit must be", plan("--model", self.path("ops.json"), "--granularity", "op",
                                                    "--time-limit", "soon", "--budget", "1GiB"))
         self.assertIn("--effort must be a whole number of replayed ops", plan("--model", self.path("ops.json"),
@@ -336,11 +336,11 @@ class LanguageModelOpLevelTest(Workdir):
         planned (this test's own count), gradients bit for bit, and verify
         sees the same, at or below the budget."""
         frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
-                                   "--frontier", "--samples", "3", "--effort", "5e5", "--json"],
+                                   "--frontier", "--samples", "3", "--effort", "5e5", "--solver-nodes", "200", "--json"],
                                   capture_output=True, text=True, timeout=120)
         self.assertEqual(frontier.returncode, 0, frontier.stderr)
         budget = json.loads(frontier.stdout)["curve"][1]["budget_bytes"]
-        plan = self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5",
+        plan = self.plan("ops.json", "plan.json", "--granularity", "op", "--effort", "5e5", "--solver-nodes", "200",
                          "--budget", str(budget))
         planned = plan["selective"]["recomputations"]
         self.assertTrue(planned)
