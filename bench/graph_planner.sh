@@ -2,9 +2,16 @@
 # The graph planner on the shipped graphs (docs/planners.md, "Graphs: a MILP
 # with a proven bound"): the 48-budget trade-off curve of each, timed, with
 # what was proven at each point and dtr against it. Raw output under OUT.
-#   bench/graph_planner.sh OUT
+#   bench/graph_planner.sh OUT [MODEL.json ...]
+# Without model files: the shipped ResNet-18, U-Net and op-level GPT-2 block;
+# with, those files instead (each named in OUT by its file name less .json).
 set -eu
-out=${1:?usage: bench/graph_planner.sh OUT}
+out=${1:?usage: bench/graph_planner.sh OUT [MODEL.json ...]}
+shift
+if [ $# -eq 0 ]; then
+    set -- resources/models/resnet18-batch32.json resources/models/unet-batch8.json \
+        resources/models/gpt2-block-ops.json
+fi
 remat=${REMAT:-build/release/app/cli/remat}
 mkdir -p "$out"
 {
@@ -12,10 +19,12 @@ mkdir -p "$out"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "remat: $remat"
+    echo "models: $*"
 } > "$out/machine.txt"
-for model in resnet18-batch32 unet-batch8 gpt2-block-ops; do
+for file in "$@"; do
+    model=$(basename "$file" .json)
     start=$(date +%s.%N)
-    "$remat" plan --model "resources/models/$model.json" --frontier --json > "$out/$model-frontier.json"
+    "$remat" plan --model "$file" --frontier --json > "$out/$model-frontier.json"
     end=$(date +%s.%N)
     echo "$model: $(echo "$end - $start" | bc) s" >> "$out/times.txt"
 done
