@@ -2,8 +2,9 @@
 // (--budget in bytes or nodes, or --slots). On chains by dynamic programming
 // (core/planners/chain_budget.h): exact over all schedules where the tables
 // stay small, otherwise optimal among keep-until-gradient schedules, and the
-// schedule's description says which; on graphs with skip connections a
-// labelled heuristic (core/planners/dag_budget.h).
+// schedule's description says which; on graphs with skip connections the
+// graph MILP (core/planners/graph_exact.h), whose description says what it
+// proved.
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/graph_exact.h"
