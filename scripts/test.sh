@@ -17,9 +17,14 @@ else
 fi
 presets=(dev asan)
 [ "${1:-}" = "--quick" ] && presets=(dev)
+echo "== packages and the PyTorch 2 venv: ${SECONDS} s"
 for preset in "${presets[@]}"; do
   echo "== build and test: $preset"
+  start=$SECONDS
   cmake --preset "$preset" -DREMAT_TORCH2_TESTS=$torch2 >/dev/null
   cmake --build --preset "$preset"
+  built=$SECONDS
   ctest --preset "$preset"
+  echo "== $preset: build $((built - start)) s, tests $((SECONDS - built)) s"
 done
+echo "== all: ${SECONDS} s"
