@@ -22,7 +22,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace remat::cli {
 
@@ -33,7 +37,8 @@ OpPlannerOptions plannerOptions(const PlanOptions &options) {
     if (!options.effort.empty())
         o.effort = parseEffort(options.effort, 1, kMaxOpEffort, "replayed ops", "4e9");
     if (!options.solverNodes.empty())
-        o.solverEffort = parseEffort(options.solverNodes, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
+        o.solverEffort =
+            parseEffort(options.solverNodes, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
     if (!options.timeLimit.empty()) {
         char *end = nullptr;
         o.timeLimitSeconds = std::strtod(options.timeLimit.c_str(), &end);
@@ -182,41 +187,75 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
         printRow(out, c.label, c.summary, c.recompute, storeAll, unit);
 }
 
-// PyTorch's run of an op-level plan: the plan's schedule with two holds that
-// opSchedule does not make (docs/pytorch.md, "Op level"). PyTorch's
-// selective-checkpoint cache (and remat_torch's one for PyTorch 1.13) holds
-// every kept tensor of a checkpointed block from the forward pass until the
-// block's re-run hands it back, where opSchedule frees a kept tensor after its
-// last reader (for a block's output that the next block reads but does not
-// save, in the forward pass): those frees move after the block's re-run. And
+// PyTorch's run of an op-level plan: the plan's schedule with the holds that
+// opSchedule does not make (docs/pytorch.md, "Op level"). opSchedule frees a
+// kept tensor after its last reader, for a block's output that the next block
+// reads but does not save in the forward pass; PyTorch's selective-checkpoint
+// cache (and remat_torch's one for PyTorch 1.13) holds it until the block's
+// re-run reaches the op that made it, where the cache pops it and hands it
+// back: that free moves there, right after the re-run of the block's last
+// re-run node before it (before the re-run, where none is). What else holds
+// it there (a Python local of the block, a saved tensor) the plan already
+// counts: the re-run's forward workspace, its backward's reads. And
 // torch.autograd.backward's arguments hold the model's output and its
 // gradient until the backward returns, re-runs included: their frees move to
 // the end.
 Schedule pytorchRunSchedule(const Model &model, const OpGraph &graph, const KeepSet &keep) {
     Schedule s = opSchedule(model, graph, keep, "PyTorch's run");
     auto &ops = s.ops;
-    const auto computes = [&](const Op &op, int i) {
-        return op.kind == OpKind::Compute && op.node == model.forwardNode(i);
-    };
+    const auto isKept = [&](int i) { return keep[static_cast<std::size_t>(i)] != 0; };
     for (std::size_t g = 0; g < graph.groups.size(); ++g) {
         if (!graph.groups[g].selectable || storesGroup(graph, keep, static_cast<int>(g)))
             continue;
-        std::size_t rerunEnd = 0;
-        for (std::size_t k = 0; k < ops.size(); ++k)
-            for (int j : graph.groups[g].nodes)
-                if (!keep[static_cast<std::size_t>(j)] && computes(ops[k], j))
-                    rerunEnd = k;
-        for (int j : graph.groups[g].nodes) {
-            if (!keep[static_cast<std::size_t>(j)])
+        const auto &nodes = graph.groups[g].nodes;
+        // The block's re-run: the second compute of each node it re-runs.
+        std::map<int, std::size_t> rerunAt;
+        std::vector<std::uint8_t> ran(static_cast<std::size_t>(model.forwardCount()), 0);
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            if (ops[k].kind != OpKind::Compute || model.isBackward(ops[k].node))
                 continue;
+            const int i = model.indexOf(ops[k].node);
+            if (ran[static_cast<std::size_t>(i)] && graph.groupOf[static_cast<std::size_t>(i)] == static_cast<int>(g))
+                rerunAt[i] = k;
+            ran[static_cast<std::size_t>(i)] = 1;
+        }
+        if (rerunAt.empty())
+            continue;
+        const std::size_t start = std::min_element(rerunAt.begin(), rerunAt.end(), [](const auto &a, const auto &b) {
+                                      return a.second < b.second;
+                                  })->second;
+        // Where the re-run reaches each kept node: after the op whose index is
+        // stored, or (npos) right before the re-run.
+        std::vector<std::pair<Op, std::size_t>> pops;
+        std::size_t reached = std::string::npos;
+        for (int j : nodes) {
+            if (!isKept(j)) {
+                reached = rerunAt.at(j);
+                continue;
+            }
             const Op freed = Op::free(model.forwardNode(j));
             const auto at = std::find(ops.begin(), ops.end(), freed);
-            if (at == ops.end() || static_cast<std::size_t>(at - ops.begin()) > rerunEnd)
-                continue;
-            ops.erase(at);
-            // the erase moved the re-run's last op to rerunEnd - 1: the free goes right after it
-            ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(rerunEnd), freed);
+            const std::size_t freedAt = static_cast<std::size_t>(at - ops.begin());
+            if (at != ops.end() && (reached == std::string::npos ? freedAt < start : freedAt <= reached))
+                pops.emplace_back(freed, reached);
         }
+        if (pops.empty())
+            continue;
+        std::vector<Op> moved;
+        moved.reserve(ops.size());
+        const auto popsAfter = [&](std::size_t anchor) {
+            for (const auto &[freed, after] : pops)
+                if (after == anchor)
+                    moved.push_back(freed);
+        };
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            if (k == start)
+                popsAfter(std::string::npos);
+            if (std::none_of(pops.begin(), pops.end(), [&](const auto &p) { return p.first == ops[k]; }))
+                moved.push_back(ops[k]);
+            popsAfter(k);
+        }
+        ops = std::move(moved);
     }
     for (const Op held : {Op::free(model.outputNode()), Op::free(model.backwardNode(model.forwardCount() - 1))}) {
         const auto at = std::find(ops.begin(), ops.end(), held);
@@ -226,6 +265,109 @@ Schedule pytorchRunSchedule(const Model &model, const OpGraph &graph, const Keep
         }
     }
     return s;
+}
+
+// What PyTorch's run holds that the model's nodes cannot say, from the
+// trace (python/remat_torch/op_trace.py); nothing where the file predates it.
+struct TraceHolds {
+    // A weight two nodes use (an LM head tied to the token embedding):
+    // autograd's engine holds the gradient of it the last user's backward
+    // makes until the first user's backward adds its part (forward indices).
+    // The trace counts it in every backward_workspace in between, but a
+    // block re-run there holds it too.
+    struct Gradient {
+        std::int64_t bytes = 0;
+        int first = 0, last = 0;
+    };
+    std::vector<Gradient> gradients;
+    // By forward index: the part of a node's forward workspace made outside
+    // its block (the model's own locals, the block's inputs), which a re-run
+    // of the block in the backward does not hold beyond what the plan counts.
+    std::vector<std::int64_t> outsideBlock;
+};
+
+TraceHolds traceHolds(const ModelFile &file) {
+    TraceHolds holds;
+    holds.outsideBlock.assign(static_cast<std::size_t>(file.model.forwardCount()), 0);
+    const auto trace = nlohmann::json::parse(file.trace.empty() ? "null" : file.trace, nullptr, false);
+    if (!trace.is_object())
+        return holds;
+    std::map<std::string, int> index;
+    for (int i = 1; i < file.model.forwardCount(); ++i)
+        index[file.model.label(i)] = i;
+    const auto node = [&](const nlohmann::json &name) {
+        return name.is_string() && index.count(name.get<std::string>()) ? index.at(name.get<std::string>()) : -1;
+    };
+    if (trace.contains("tied_gradients") && trace["tied_gradients"].is_array())
+        for (const auto &tied : trace["tied_gradients"]) {
+            if (!tied.is_object() || !tied.contains("bytes") || !tied["bytes"].is_number_integer() ||
+                !tied.contains("nodes") || !tied["nodes"].is_array())
+                continue;
+            TraceHolds::Gradient g{tied["bytes"].get<std::int64_t>(), file.model.forwardCount(), 0};
+            for (const auto &name : tied["nodes"])
+                if (const int i = node(name); i > 0) {
+                    g.first = std::min(g.first, i);
+                    g.last = std::max(g.last, i);
+                }
+            if (g.bytes > 0 && g.first < g.last)
+                holds.gradients.push_back(g);
+        }
+    if (trace.contains("workspace_outside_block") && trace["workspace_outside_block"].is_object())
+        for (const auto &[name, bytes] : trace["workspace_outside_block"].items())
+            if (const int i = node(name); i > 0 && bytes.is_number_integer())
+                holds.outsideBlock[static_cast<std::size_t>(i)] = std::clamp<std::int64_t>(
+                    bytes.get<std::int64_t>(), 0, file.model.workspace(file.model.forwardNode(i)));
+    return holds;
+}
+
+// PyTorch's run of a plan counted: pytorchRunSchedule's peak, each re-run
+// node holding the trace's held gradients it runs between (from the last
+// user's backward, the first gradient computed below it, to the first
+// user's) and only the part of its workspace its own block made.
+Summary pytorchRun(const Model &model, const OpGraph &graph, const KeepSet &keep, const TraceHolds &holds) {
+    const auto schedule = std::make_shared<const Schedule>(pytorchRunSchedule(model, graph, keep));
+    const auto &ops = schedule->ops;
+    const auto firstBelow = [&](int node) {
+        for (std::size_t k = 0; k < ops.size(); ++k)
+            if (ops[k].kind == OpKind::Compute && model.isBackward(ops[k].node) && model.indexOf(ops[k].node) < node)
+                return k;
+        return ops.size();
+    };
+    std::vector<std::int64_t> extra(ops.size(), 0);
+    std::vector<std::uint8_t> ran(static_cast<std::size_t>(model.forwardCount()), 0);
+    bool any = false;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        if (ops[k].kind != OpKind::Compute || model.isBackward(ops[k].node))
+            continue;
+        const auto i = static_cast<std::size_t>(model.indexOf(ops[k].node));
+        if (ran[i] && i < holds.outsideBlock.size())
+            extra[k] -= holds.outsideBlock[i];
+        any = any || extra[k] != 0;
+        ran[i] = 1;
+    }
+    for (const TraceHolds::Gradient &g : holds.gradients)
+        for (std::size_t k = firstBelow(g.last), end = firstBelow(g.first); k < end; ++k)
+            if (ops[k].kind == OpKind::Compute && !model.isBackward(ops[k].node)) {
+                extra[k] += g.bytes;
+                any = true;
+            }
+    if (!any)
+        return Simulator::summarize(model, *schedule);
+    const Replay replay = Simulator::replay(std::make_shared<const Model>(model), schedule);
+    // The simulator's peak may be a re-run's that holds less: counted again.
+    Summary summary = replay.summary;
+    summary.peakBytes = 0;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        const auto step = static_cast<std::int64_t>(k);
+        const std::int64_t bytes = replay.timeline.bytesAt(step) + extra[k];
+        if (bytes > summary.peakBytes) {
+            summary.peakBytes = bytes;
+            summary.peakStep = step;
+            summary.peakSavedBytes = replay.timeline.savedBytesAt(step);
+            summary.peakWorkspaceBytes = (ops[k].kind == OpKind::Compute ? model.workspace(ops[k].node) : 0) + extra[k];
+        }
+    }
+    return summary;
 }
 
 // What the planner gives for `budget`, planned lower by the excess until
@@ -238,12 +380,12 @@ struct AppliedOpPlan {
     std::int64_t plannedWithin = 0; // the budget it was planned for
 };
 
-AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, const OpPlanner &planner,
-                                  std::int64_t budget) {
+AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, const TraceHolds &holds,
+                                  const OpPlanner &planner, std::int64_t budget) {
     AppliedOpPlan fit{planner.plan(budget), {}, budget};
     const std::int64_t least = planner.minimumPeakBytes();
     for (int attempt = 0; fit.result; ++attempt) {
-        fit.applied = Simulator::summarize(model, pytorchRunSchedule(model, graph, fit.result->keep));
+        fit.applied = pytorchRun(model, graph, fit.result->keep, holds);
         if (fit.applied.peakBytes <= budget)
             return fit;
         if (fit.plannedWithin == least) {
@@ -252,7 +394,8 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
             const auto text = [&](std::int64_t b) { return alike ? std::to_string(b) + " B" : formatBytes(b); };
             throw InvalidArgument("--budget " + text(budget) +
                                   ": no op-level plan runs in PyTorch within it (its selective-checkpoint cache "
-                                  "holds each checkpointed block's kept tensors until the block's re-run, its step "
+                                  "holds each checkpointed block's kept tensors until the block's re-run reaches them, "
+                                  "its step "
                                   "the model's output and gradient to the end); the tightest runs at " +
                                   text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
         }
@@ -272,7 +415,7 @@ std::string appliedLine(const Summary &plan, const AppliedOpPlan &fit, std::int6
         return "";
     std::string line = "\nPyTorch's run of it peaks at " + formatBytes(fit.applied.peakBytes) +
                        " (its selective-checkpoint cache holds each checkpointed block's kept tensors until the "
-                       "block's re-run, its step the model's output and gradient to the end)";
+                       "block's re-run reaches them, its step the model's output and gradient to the end)";
     if (fit.plannedWithin != budget)
         line += "; planned within " + formatBytes(fit.plannedWithin) + " so that it fits the budget";
     return line + "\n";
@@ -300,7 +443,8 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     const std::int64_t budget = parseBytes(options.budget, "--budget");
     const auto started = std::chrono::steady_clock::now();
     const OpPlanner planner(model, graph, searchOptions);
-    const AppliedOpPlan fitted = planAsPyTorchRunsIt(model, graph, planner, budget);
+    const TraceHolds holds = traceHolds(planned.file);
+    const AppliedOpPlan fitted = planAsPyTorchRunsIt(model, graph, holds, planner, budget);
     const auto &result = fitted.result;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!result)
@@ -341,8 +485,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
         if (fitted.plannedWithin != budget)
             doc["selective"]["planned_within_bytes"] = fitted.plannedWithin;
         // What verify sets beside the plain model's peak: PyTorch's run of store-all.
-        doc["store_all"]["peak_bytes"] =
-            Simulator::summarize(model, pytorchRunSchedule(model, graph, keepEverything(graph))).peakBytes;
+        doc["store_all"]["peak_bytes"] = pytorchRun(model, graph, keepEverything(graph), holds).peakBytes;
         out << doc.dump(2) << '\n';
         return;
     }

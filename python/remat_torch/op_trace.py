@@ -235,6 +235,7 @@ def _saved(nodes, owners_of_key, ignored):
         node["saves_output"] = False
         node["saved_inputs"] = []
         node["saved_extra"] = {}
+        node["saved_owners"] = []  # the nodes whose outputs saved_extra holds, beside the node's inputs
         for grad_fn in node["grad_fns"]:
             for attribute in dir(grad_fn):
                 if not attribute.startswith("_saved_"):
@@ -259,6 +260,8 @@ def _saved(nodes, owners_of_key, ignored):
                         continue  # the input read beside another node (a mask): held all step anyway
                     elif owner is not None:
                         node["saved_extra"][key] = storage_bytes(t)
+                        if owner not in node["saved_owners"]:
+                            node["saved_owners"].append(owner)
 
 
 def _held_by_code(nodes):
@@ -266,19 +269,39 @@ def _held_by_code(nodes):
     PyTorch still holds when it is made although remat has freed them (every
     reader has run, no backward reads them). A block's Python locals do that:
     GPT's `scores = scores.masked_fill(...)` keeps the masked scores until the
-    block returns, after the softmax that was their last reader."""
-    index_of = {node["first"]: i for i, node in enumerate(nodes)}
+    block returns, after the softmax that was their last reader.
+
+    And, per node in a block, how much of that the block neither made nor
+    reads: the model's own locals (Hugging Face GPT-2's token and position
+    embeddings, held until the model's forward returns), which a re-run of
+    the block in the backward does not hold, the model's forward having
+    returned. The block's inputs stay: the checkpoint holds them for the
+    re-run."""
     read_later = {0, len(nodes) - 1}  # the input and the model's output: held all step
     last_reader = list(range(len(nodes)))
     for i, node in enumerate(nodes):
         if node["saves_output"]:
             read_later.add(i)
         read_later.update(node["saved_inputs"])
-        read_later.update(index_of[k] for k in node["saved_extra"] if k in index_of)
+        # By owner, not by data pointer: a node's own saved extras (LayerNorm's
+        # mean and rstd) may sit where a freed node's output was, and that node
+        # was taken for read later (its locals' bytes left out of the workspace
+        # of a RoBERTa layer's attention in one trace out of two).
+        read_later.update(node["saved_owners"])
         for p in node["inputs"]:
             last_reader[p] = max(last_reader[p], i)
-    return [sum(nodes[j]["bytes"] for j in node.get("alive_after", ())
-                if j not in read_later and last_reader[j] < i) for i, node in enumerate(nodes)]
+    held = [[j for j in node.get("alive_after", ()) if j not in read_later and last_reader[j] < i]
+            for i, node in enumerate(nodes)]
+    block_inputs = {}
+    for node in nodes:
+        if node["module"]:
+            block_inputs.setdefault(node["module"], set()).update(
+                p for p in node["inputs"] if nodes[p]["module"] != node["module"])
+    total = [sum(nodes[j]["bytes"] for j in js) for js in held]
+    outside = [sum(nodes[j]["bytes"] for j in js
+                   if nodes[j]["module"] != nodes[i]["module"] and j not in block_inputs[nodes[i]["module"]])
+               if nodes[i]["module"] else 0 for i, js in enumerate(held)]
+    return total, outside
 
 
 def _backward_measured(nodes, output, spec, ignored, forward_storages):
@@ -362,6 +385,7 @@ def _backward_measured(nodes, output, spec, ignored, forward_storages):
         backward(output, spec)
     for h in handles:
         h.remove()
+    return [(sorted(users), size) for users, size in tied.values()]
 
 
 def _tied_weights(nodes):
@@ -385,6 +409,17 @@ def _tied_weights(nodes):
                 continue
             stack.extend(f for f, _ in fn.next_functions)
     return {key: (found, sizes[key]) for key, found in users.items() if len(found) > 1}
+
+
+def _tied_gradients(nodes, alive, tied):
+    """The file's "tied_gradients": per weight two nodes use, its bytes and
+    the nodes, in forward order. Autograd's engine holds the last user's
+    gradient of it from that node's backward to the first user's; the
+    backward windows carry it (backward_workspace), but a checkpointed
+    block re-run in between holds it too, and only PyTorch's run of a plan
+    (app/cli/op_plan_command.cpp) can place it there."""
+    return [{"bytes": size, "nodes": [nodes[i]["name"] for i in users if alive[i]]}
+            for users, size in tied if sum(alive[i] for i in users) > 1]
 
 
 def _in_order(nodes):
@@ -482,7 +517,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                              "the step (the input handed back?); nothing to trace at op level")
         nodes, moved = _in_order(nodes[:max(made) + 1])
         _saved(nodes, lambda t: moved.get(recorder.owners.get(t)), recorder.ignored)
-        _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
+        tied = _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
         del loss, output, recorder
         _alive_after(nodes, model, batch, spec, calls, ignored + given)
 
@@ -498,7 +533,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from)
+    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied)
 
 
 def _given(batch, spec):
@@ -509,9 +544,9 @@ def _given(batch, spec):
     return given
 
 
-def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from):
+def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied):
     alive = _drop_dead(nodes)
-    held = _held_by_code(nodes)
+    held, outside = _held_by_code(nodes)
     workspace = [0] * len(nodes)
     for node in nodes:
         takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
@@ -519,6 +554,7 @@ def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samp
             workspace[max(takers)] = max(workspace[max(takers)], node["backward_extra"])
     index = {}
     file_nodes = []
+    outside_block = {}
     edges = []
     for i, node in enumerate(nodes):
         if not alive[i]:
@@ -546,6 +582,8 @@ def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samp
             entry["flops"] = node["matmul_flops"]
         if held[i]:
             entry["workspace"] = held[i]
+        if outside[i]:
+            outside_block[node["name"]] = outside[i]
         if workspace[i]:
             entry["backward_workspace"] = workspace[i]
         inputs = [p for p in node["inputs"] if alive[p]]
@@ -580,7 +618,9 @@ def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samp
                   "input_tensors": inputs_text(*batch), "differentiated_from": gradient_from,
                   "autocast": current_autocast(),
                   "dtype": dtype, "device": device, "blocks": blocks,
-                  "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp},
+                  "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp,
+                  "tied_gradients": _tied_gradients(nodes, alive, tied),
+                  "workspace_outside_block": outside_block},
         "nodes": file_nodes,
         "edges": edges,
     }
