@@ -203,7 +203,8 @@ int main(int argc, char **argv) {
                             "plans (branch-and-bound nodes bounded too) and the plan says optimal or its proven gap");
     planCmd->add_option("--solver-nodes", plan.solverNodes,
                         "--granularity op: branch-and-bound nodes the MILP may take where the enumeration stops "
-                        "(default " + remat::effortText(remat::kDefaultOpSolverEffort) +
+                        "(default " +
+                            remat::effortText(remat::kDefaultOpSolverEffort) +
                             "; 0: the enumeration's plan, its gap not bounded)");
     planCmd->add_option("--time-limit", plan.timeLimit,
                         "--granularity op: a wall-clock limit in seconds, off by default; a plan it cuts is marked "

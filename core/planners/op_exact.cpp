@@ -27,9 +27,55 @@ namespace {
 struct Neighbourhood {
     Model model = Model::chain(1);
     OpGraph graph;
-    int block = 1;         // block g's group in `graph`
+    int block = 1; // block g's group in `graph`
+    // Bytes of nodes beyond the next block held while block g's backward
+    // runs (heldBeyond): all through it, and until the gradient of a node of
+    // the neighbourhood (its local index) is computed.
+    std::int64_t heldThrough = 0;
+    std::vector<std::pair<int, std::int64_t>> heldUntil;
     std::string signature; // equal for neighbourhoods alike but for costs (which change no schedule and no byte)
 };
+
+// What block g's neighbourhood does not see but is held while its backward
+// runs: a node beyond the next block that reads a tensor made before block
+// g, or in it (an attention mask made once before the layers), leaves its
+// gradient, and what that tensor's backward reads of it (its output, its
+// internals), held from its own backward until that tensor's backward. A
+// tensor is made and last read at the same places whatever is kept (a
+// re-run remakes it within its own block), so these are bytes and places of
+// the model, not of a plan.
+void addHeldBeyond(Neighbourhood &n, const Model &model, const OpGraph &graph, int g, const std::map<int, int> &local) {
+    const auto groupOf = [&](int i) { return graph.groupOf[static_cast<std::size_t>(i)]; };
+    // For each tensor of a node beyond block g + 1, the backward that reads
+    // it last: the reader in the earliest group, the earliest node there.
+    const std::size_t nodes = static_cast<std::size_t>(model.nodeCount());
+    std::vector<int> lastReader(nodes + static_cast<std::size_t>(model.forwardCount()), -1);
+    const auto read = [&](std::size_t tensor, int y) {
+        int &r = lastReader[tensor];
+        if (r < 0 || groupOf(y) < groupOf(r) || (groupOf(y) == groupOf(r) && y < r))
+            r = y;
+    };
+    for (int y = 0; y < model.forwardCount() && groupOf(y) <= g; ++y) {
+        const NodeId b = model.backwardNode(y);
+        for (NodeId t : model.reads(b))
+            if (groupOf(model.indexOf(t)) > g + 1)
+                read(static_cast<std::size_t>(t), y);
+        for (int c : model.savedReads(b))
+            if (groupOf(c) > g + 1)
+                read(nodes + static_cast<std::size_t>(c), y);
+    }
+    for (std::size_t t = 0; t < lastReader.size(); ++t) {
+        const int y = lastReader[t];
+        if (y < 0)
+            continue;
+        const std::int64_t bytes =
+            t < nodes ? model.bytes(static_cast<NodeId>(t)) : model.savedBytes(static_cast<int>(t - nodes));
+        if (groupOf(y) < g)
+            n.heldThrough += bytes;
+        else
+            n.heldUntil.push_back({local.at(y), bytes});
+    }
+}
 
 Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
     std::vector<int> nodes; // original forward indices; -1: the stand-in input
@@ -79,9 +125,14 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
             // The node before: its costs and internals belong to block g - 1;
             // when it keeps its own output, gradients of block g - 1 read it
             // after block g's backward, so the stand-in's gradient does too.
+            // So does its own gradient when a node beyond the next block
+            // keeps it as an input (an attention mask every layer reads).
             s.inputs = {0};
             s.savesGiven = model.hasStatedSaves();
-            s.savesOutput = model.savesOutput(i);
+            const auto consumers = model.consumers(i);
+            s.savesOutput = model.savesOutput(i) || std::any_of(consumers.begin(), consumers.end(), [&](int c) {
+                                return graph.groupOf[static_cast<std::size_t>(c)] > g + 1 && model.savesInput(c, i);
+                            });
             sig << s.savesOutput;
             sig << "before|";
             continue;
@@ -118,12 +169,18 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
                               "decompose (" +
                               e.what() + ")");
     }
+    addHeldBeyond(n, model, graph, g, local);
+    sig << "beyond " << n.heldThrough;
+    for (const auto &[r, bytes] : n.heldUntil)
+        sig << ' ' << r << ':' << bytes;
     n.signature = sig.str();
     return n;
 }
 
 struct Measured {
-    std::int64_t held = 0, local = 0, inputGradientStep = 0;
+    // Most above P while the block's forward runs, and while its backward
+    // (re-runs and gradients) runs.
+    std::int64_t held = 0, forward = 0, backward = 0, inputGradientStep = 0;
 };
 
 // Replays a schedule of a neighbourhood by the simulator's memory rules
@@ -131,11 +188,15 @@ struct Measured {
 // the block holds after its forward; the most above P while its forward or
 // its backward (re-runs and gradients) runs. Checked against the simulator by
 // the tests: predictedPeakBytes equals its count.
-Measured measure(const Model &m, const OpGraph &graph, int block, const Schedule &s) {
+Measured measure(const Neighbourhood &n, const Schedule &s) {
+    const Model &m = n.model;
+    const OpGraph &graph = n.graph;
+    const int block = n.block;
+    std::vector<std::uint8_t> passed(n.heldUntil.size(), 0);
     std::vector<std::uint8_t> resident(static_cast<std::size_t>(m.nodeCount()), 0);
     std::vector<std::uint8_t> saved(static_cast<std::size_t>(m.forwardCount()), 0);
     resident[0] = 1;
-    std::int64_t bytes = m.bytes(0), before = -1, after = 0, most = 0;
+    std::int64_t bytes = m.bytes(0), before = -1, after = 0, mostForward = 0, mostBackward = 0;
     Measured out;
     int region = 0;
     bool backward = false;
@@ -170,11 +231,22 @@ Measured measure(const Model &m, const OpGraph &graph, int block, const Schedule
         }
         if (region == 1)
             after = bytes;
-        if (region != 0)
-            most = std::max(most, mem);
+        if (region == 1)
+            mostForward = std::max(mostForward, mem);
+        if (backward) {
+            std::int64_t beyond = n.heldThrough;
+            for (std::size_t k = 0; k < n.heldUntil.size(); ++k)
+                if (!passed[k]) {
+                    beyond += n.heldUntil[k].second;
+                    passed[k] = op.kind == OpKind::Compute && x == m.backwardNode(n.heldUntil[k].first);
+                }
+            if (region == 2)
+                mostBackward = std::max(mostBackward, mem + beyond);
+        }
     }
     out.held = after - before;
-    out.local = most - before;
+    out.forward = mostForward - before;
+    out.backward = mostBackward - before;
     return out;
 }
 
@@ -256,7 +328,7 @@ std::int64_t closedKeepSets(const ClosedRule &rule, std::size_t candidates, cons
 struct Measurement {
     std::uint64_t mask = 0;
     bool whole = false;
-    std::int64_t held = 0, local = 0;
+    std::int64_t held = 0, forward = 0, backward = 0;
 };
 
 struct Measurements {
@@ -296,8 +368,8 @@ Measurements measureAll(const Neighbourhood &n, std::vector<int> candidates, con
     Measurements out;
     const auto measureKeep = [&](const KeepSet &keep, std::uint64_t mask, bool whole) {
         const Schedule s = replaySchedule(n, keep);
-        const Measured m = measure(n.model, n.graph, n.block, s);
-        out.all.push_back({mask, whole, m.held, m.local});
+        const Measured m = measure(n, s);
+        out.all.push_back({mask, whole, m.held, m.forward, m.backward});
         out.replayedOps += opsOf(s);
         if (whole)
             out.inputGradientStep = m.inputGradientStep;
@@ -423,7 +495,7 @@ Narrowed narrow(const BlockWork &work, double allowance, const OpPlannerOptions 
         const Neighbourhood &n = work.neighbourhood();
         const double started = now();
         for (int k = 0; k < 8; ++k)
-            measure(n.model, n.graph, n.block, work.outputOnly());
+            measure(n, work.outputOnly());
         const double perOp = (now() - started) / 8 / static_cast<double>(opsOf(work.outputOnly())) + 1e-12;
         for (; m > 0 && !work.fits(m, options.timeLimitSeconds / 4 / perOp); --m) {
             out.limit = "the time limit, " + numberText(options.timeLimitSeconds) + " s on the wall clock";
@@ -445,6 +517,32 @@ std::string effortText(std::int64_t effort) {
     const std::string fraction = digits.substr(1, significant - 1);
     return digits.substr(0, 1) + (fraction.empty() ? "" : "." + fraction) + "e" + std::to_string(digits.size() - 1);
 }
+
+namespace {
+
+// A block's neighbourhood stands in for a tensor from further back than the
+// node before it (an attention mask made once before the layers, rotary
+// tables) by one held all through; the tensor's real life, and that of what
+// its backward reads of later blocks, depends on what other blocks keep, so
+// the search's count is not exact there (the op-level MILP's is). Empty when
+// no block reads such a tensor.
+std::string readFromFurtherBack(const Model &model, const OpGraph &graph) {
+    for (int x = 1; x < model.forwardCount(); ++x) {
+        const int g = graph.groupOf[static_cast<std::size_t>(x)];
+        if (g < 2)
+            continue;
+        for (int m : model.inputs(x)) {
+            const int h = graph.groupOf[static_cast<std::size_t>(m)];
+            if (m == 0 || h >= g || m == graph.groups[static_cast<std::size_t>(g - 1)].nodes.back())
+                continue;
+            return "block " + graph.groups[static_cast<std::size_t>(g)].module + " reads " + model.label(m) +
+                   ", made before the block before it, whose life the search of each block does not see whole";
+        }
+    }
+    return "";
+}
+
+} // namespace
 
 OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions options)
     : model_(model), graph_(graph), solverEffort_(options.blockLevel ? 0 : options.solverEffort),
@@ -471,6 +569,10 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
         works.emplace_back(n, std::move(candidates), options);
     }
     const std::vector<double> allowance = shareEffort(works, options.effort);
+    if (const std::string far = readFromFurtherBack(model, graph); !far.empty()) {
+        exact_ = false;
+        inexactReason_ = far;
+    }
     std::map<std::string, Measurements> done;
     for (std::size_t g = 1; g < groups; ++g) {
         if (options.cancelled && options.cancelled())
@@ -504,7 +606,7 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
         // This block's costs on the measured keep sets; the Pareto-minimal ones stay.
         std::map<std::pair<std::int64_t, std::int64_t>, Option> cheapest;
         for (const Measurement &m : measured.all) {
-            Option o{m.held, m.local, 0, std::vector<std::uint8_t>(group.nodes.size(), 1)};
+            Option o{m.held, std::max(m.forward, m.backward), 0, std::vector<std::uint8_t>(group.nodes.size(), 1)};
             if (!m.whole) {
                 for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k)
                     o.keep[k] = 0;

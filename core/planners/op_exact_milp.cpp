@@ -21,7 +21,10 @@ std::int64_t OpPlanner::minimumPeakBytes() const {
         if (solves()) {
             planners::OpMilpOptions o{solverEffort_, {}, cancelled_};
             const planners::OpMilpMinimum solved = planners::minimumOpMilpPeak(model_, graph_, o);
-            if (solved.peakBytes <= enumerated)
+            // A proven least stands even above the enumeration's, which is
+            // not exact here (its count may be off where blocks read tensors
+            // from further back).
+            if (solved.optimal || solved.peakBytes <= enumerated)
                 minimum_ = Minimum{solved.peakBytes, solved.optimal, solved.keep};
         }
     }

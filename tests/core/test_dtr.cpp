@@ -260,9 +260,12 @@ private slots:
         QTest::newRow("vgg16 (chain)") << "vgg16-batch32.json"
                                        << "keep checkpoints until their gradient" << 10;
         // On graphs the planner starts from dtr's own schedules: never below it.
-        QTest::newRow("resnet18 (graph)") << "resnet18-batch32.json" << "" << 5;
-        QTest::newRow("gpt2-block-ops (graph)") << "gpt2-block-ops.json" << "" << 5;
-        QTest::newRow("unet (graph)") << "unet-batch8.json" << "" << 5;
+        QTest::newRow("resnet18 (graph)") << "resnet18-batch32.json"
+                                          << "" << 5;
+        QTest::newRow("gpt2-block-ops (graph)") << "gpt2-block-ops.json"
+                                                << "" << 5;
+        QTest::newRow("unet (graph)") << "unet-batch8.json"
+                                      << "" << 5;
     }
     void belowThePlannerOnlyWhereItIsNotOptimal() {
         QFETCH(QString, model);

@@ -22,8 +22,10 @@ struct OpModel {
 // is drawn at random (PyTorch's adds keep nothing, softmax keeps its output,
 // matrix products their inputs), and so are sizes, costs and saved internals.
 // The first op of a block keeps the block's input (a LayerNorm, a matrix
-// product) in even seeds, and may not in odd ones (a copy, an add).
-inline OpModel randomOpModel(int blocks, int ops, unsigned seed) {
+// product) in even seeds, and may not in odd ones (a copy, an add). With
+// `sharedInput`, a node outside the blocks right after the input is read by
+// one op of every block (an attention mask made once before the layers).
+inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInput = false) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> size(1, 6), cost(0, 5), saved(0, 4), workspace(0, 1);
     std::bernoulli_distribution coin(0.5), skip(0.3);
@@ -31,8 +33,20 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed) {
     std::vector<ForwardSpec> specs(1);
     specs[0].bytes = size(rng);
     std::vector<std::string> modules{""}, opNames{""};
+    if (sharedInput) {
+        ForwardSpec mask;
+        mask.bytes = size(rng);
+        mask.gradBytes = size(rng);
+        mask.inputs = {0};
+        mask.savesGiven = true;
+        specs.push_back(mask);
+        modules.push_back("");
+        opNames.push_back("aten::mul");
+    }
+    const int shared = sharedInput ? 1 : -1;
     for (int b = 0; b < blocks; ++b) {
         const int input = static_cast<int>(specs.size()) - 1;
+        const int readsShared = std::uniform_int_distribution<int>(1, std::max(1, ops - 1))(rng);
         for (int k = 0; k < ops; ++k) {
             const int i = static_cast<int>(specs.size());
             ForwardSpec s;
@@ -45,6 +59,8 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed) {
             s.inputs = {i - 1};
             if (k >= 1 && skip(rng))
                 s.inputs.push_back(std::uniform_int_distribution<int>(input, i - 2)(rng));
+            if (shared >= 0 && k == readsShared && shared != input)
+                s.inputs.push_back(shared);
             s.savesGiven = true;
             for (int p : s.inputs)
                 if ((k == 0 && seed % 2 == 0) || coin(rng))
