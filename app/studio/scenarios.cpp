@@ -84,7 +84,7 @@ std::vector<Scenario> builtinScenarios() {
                    512,
                    {pane("store-all"), pane("recompute-all"), pane("periodic")},
                    {}});
-    // Offloading (docs/studio.md): the example, a chain of 64 MiB
+    // Offloading (docs/studio.md): the documented example, a chain of 64 MiB
     // activations, 2 ms a layer forward, on a 16 GB/s link. An offload takes
     // 4.2 ms: each forward layer waits for the copy before it (a stall, hatched
     // in the host lane), while the backward's prefetches hide behind 4 ms of compute.

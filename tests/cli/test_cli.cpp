@@ -70,7 +70,7 @@ private slots:
         QVERIFY(lines.last().contains("a_0 b_0"));
     }
 
-    // The chain: 24 layers of 1 MiB outputs and 17 MiB saved internals.
+    // A chain of 24 layers of 1 MiB outputs and 17 MiB saved internals.
     // Store-all records every layer; per-layer checkpointing (periodic --every 1)
     // keeps only the outputs and holds one layer's internals at a time.
     void savedBytesSplitThePeak() {

@@ -1,4 +1,4 @@
-// Offloading from the command line (docs/cli.md): the issue's commands and
+// Offloading from the command line (docs/cli.md): the documented commands and
 // what their rows hold, `remat plan` with a link, the trade-off curve's
 // offload points, and every bad link, time, rate or budget refused with one
 // line naming the value (exit status 2, nothing on stdout).
@@ -36,7 +36,7 @@ const char *kTimedFields[] = {"peak_device_bytes", "peak_host_bytes", "transfer_
 class TestOffloadCli : public QObject {
     Q_OBJECT
 private slots:
-    // The issue's command: 16 layers of 64 MiB, 2 ms forward, a 16 GB/s link.
+    // The documented command: 16 layers of 64 MiB, 2 ms forward, a 16 GB/s link.
     void issueCommandJson() {
         const Result r =
             remat::test::runRemat({"simulate", "--n", "16", "--node-bytes", "64MiB", "--forward-time", "2ms", "--link",
@@ -123,7 +123,7 @@ private slots:
             QVERIFY2(text.out.contains(word), word);
     }
 
-    // The issue's plan on a chain from flags: within the device budget, never
+    // The documented plan on a chain from flags: within the device budget, never
     // slower than the recompute-only plan for the same budget.
     void planChainWithALink() {
         const QStringList chain{"plan",   "--n",     "16",           "--node-bytes", "64MiB",

@@ -42,7 +42,7 @@ StrategyParams every(int k) {
 class TestSavedInternals : public QObject {
     Q_OBJECT
 private slots:
-    // The 24-layer chain: 1 MiB outputs, 17 MiB internals per layer.
+    // A 24-layer chain: 1 MiB outputs, 17 MiB internals per layer.
     void storeAllHoldsEveryLayersInternals() {
         const Model m = transformerLikeChain(24, MiB, 17 * MiB);
         const Summary s = Simulator::summarize(m, plan(m, "store-all"));

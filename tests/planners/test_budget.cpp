@@ -104,7 +104,7 @@ private slots:
         QVERIFY(ties >= 1);
     }
 
-    // The chain: 24 layers, 1 MiB outputs, 17 MiB saved internals. At
+    // A chain of 24 layers, 1 MiB outputs, 17 MiB saved internals. At
     // any budget from per-layer checkpointing's peak up, the plan is never
     // costlier than per-layer checkpointing (periodic --every 1).
     void neverCostlierThanPerLayerCheckpointing() {
