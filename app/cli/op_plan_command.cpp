@@ -346,7 +346,8 @@ TraceHolds traceHolds(const ModelFile &file) {
 // PyTorch's run of a plan counted: pytorchRunSchedule's peak, each re-run
 // node holding the trace's held gradients it runs between (from the last
 // user's backward, the first gradient computed below it, to the first
-// user's) and only the part of its workspace its own block made.
+// user's) and only the part of its workspace its own block made, and the
+// tensors checkpointed blocks are called with until their backward ends.
 Summary pytorchRun(const Model &model, const OpGraph &graph, const KeepSet &keep, const TraceHolds &holds) {
     const auto schedule = std::make_shared<const Schedule>(pytorchRunSchedule(model, graph, keep));
     const auto &ops = schedule->ops;
