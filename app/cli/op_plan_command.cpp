@@ -284,6 +284,17 @@ struct TraceHolds {
     // its block (the model's own locals, the block's inputs), which a re-run
     // of the block in the backward does not hold beyond what the plan counts.
     std::vector<std::int64_t> outsideBlock;
+    // A node made outside the blocks that blocks are called with (Llama's
+    // position_ids): a checkpointed block's checkpoint keeps it for the
+    // re-run until the block's backward is over, read there or not. The
+    // node's workspace counts it up to workspaceThrough (the model's locals
+    // in the forward pass), a re-run's does not.
+    struct Argument {
+        int node = 0;
+        std::vector<std::string> blocks;
+        int workspaceThrough = 0;
+    };
+    std::vector<Argument> arguments;
 };
 
 TraceHolds traceHolds(const ModelFile &file) {
@@ -317,13 +328,26 @@ TraceHolds traceHolds(const ModelFile &file) {
             if (const int i = node(name); i > 0 && bytes.is_number_integer())
                 holds.outsideBlock[static_cast<std::size_t>(i)] = std::clamp<std::int64_t>(
                     bytes.get<std::int64_t>(), 0, file.model.workspace(file.model.forwardNode(i)));
+    if (trace.contains("checkpoint_arguments") && trace["checkpoint_arguments"].is_array())
+        for (const auto &argument : trace["checkpoint_arguments"]) {
+            if (!argument.is_object() || !argument.contains("blocks") || !argument["blocks"].is_array())
+                continue;
+            TraceHolds::Argument a{node(argument.value("node", nlohmann::json())), {}, 0};
+            for (const auto &block : argument["blocks"])
+                if (block.is_string())
+                    a.blocks.push_back(block.get<std::string>());
+            a.workspaceThrough = std::max(0, node(argument.value("workspace_through", nlohmann::json())));
+            if (a.node > 0 && !a.blocks.empty())
+                holds.arguments.push_back(std::move(a));
+        }
     return holds;
 }
 
 // PyTorch's run of a plan counted: pytorchRunSchedule's peak, each re-run
 // node holding the trace's held gradients it runs between (from the last
 // user's backward, the first gradient computed below it, to the first
-// user's) and only the part of its workspace its own block made.
+// user's) and only the part of its workspace its own block made, and the
+// tensors checkpointed blocks are called with until their backward ends.
 Summary pytorchRun(const Model &model, const OpGraph &graph, const KeepSet &keep, const TraceHolds &holds) {
     const auto schedule = std::make_shared<const Schedule>(pytorchRunSchedule(model, graph, keep));
     const auto &ops = schedule->ops;
@@ -351,6 +375,43 @@ Summary pytorchRun(const Model &model, const OpGraph &graph, const KeepSet &keep
                 extra[k] += g.bytes;
                 any = true;
             }
+    for (const TraceHolds::Argument &a : holds.arguments) {
+        // The first checkpointed block called with it: its checkpoint is
+        // made first and its backward ends last.
+        int first = -1;
+        for (std::size_t g = 0; g < graph.groups.size() && first < 0; ++g)
+            if (graph.groups[g].selectable && !storesGroup(graph, keep, static_cast<int>(g)) &&
+                std::find(a.blocks.begin(), a.blocks.end(), graph.groups[g].module) != a.blocks.end())
+                first = static_cast<int>(g);
+        if (first < 0)
+            continue;
+        const auto inFirst = [&](const Op &op) {
+            return op.kind == OpKind::Compute &&
+                   graph.groupOf[static_cast<std::size_t>(model.indexOf(op.node))] == first;
+        };
+        const auto called = std::find_if(ops.begin(), ops.end(), inFirst);
+        std::size_t end = 0;
+        for (std::size_t k = 0; k < ops.size(); ++k)
+            if (inFirst(ops[k]) && model.isBackward(ops[k].node))
+                end = k;
+        const auto freed = std::find(ops.begin(), ops.end(), Op::free(model.forwardNode(a.node)));
+        if (called == ops.end() || freed == ops.end())
+            continue;
+        const std::int64_t bytes = model.bytes(model.forwardNode(a.node));
+        std::fill(ran.begin(), ran.end(), 0);
+        for (std::size_t k = 0; k <= end; ++k) {
+            const bool forward = ops[k].kind == OpKind::Compute && !model.isBackward(ops[k].node);
+            const auto i = forward ? static_cast<std::size_t>(model.indexOf(ops[k].node)) : 0;
+            const bool counted = forward && !ran[i] && static_cast<int>(i) <= a.workspaceThrough;
+            if (forward)
+                ran[i] = 1;
+            if (k > static_cast<std::size_t>(freed - ops.begin()) && k >= static_cast<std::size_t>(called - ops.begin()) &&
+                !counted) {
+                extra[k] += bytes;
+                any = true;
+            }
+        }
+    }
     if (!any)
         return Simulator::summarize(model, *schedule);
     const Replay replay = Simulator::replay(std::make_shared<const Model>(model), schedule);

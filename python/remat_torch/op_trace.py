@@ -55,13 +55,27 @@ class BlockCalls:
         self.calls = {"": 0}
         self.runs = {}
         self.handles = []
+        # While the recording step runs: _Owners, and per block the nodes
+        # whose outputs it is called with (checkpoint_arguments).
+        self.owners = None
+        self.arguments = {}
         named = dict(model.named_modules())
         for name in blocks:
-            self.handles.append(named[name].register_forward_pre_hook(self._enter(name)))
+            try:  # PyTorch 2: the keyword arguments too (Llama's position_ids)
+                handle = named[name].register_forward_pre_hook(self._enter(name), with_kwargs=True)
+            except TypeError:  # 1.13
+                handle = named[name].register_forward_pre_hook(self._enter(name))
+            self.handles.append(handle)
             self.handles.append(named[name].register_forward_hook(self._leave()))
 
     def _enter(self, name):
-        def hook(module, args):
+        def hook(module, args, kwargs=None):
+            if self.owners is not None:
+                found = self.arguments.setdefault(name, [])
+                for t in _tensors((args, kwargs or {})):
+                    owner = self.owners.get(t)
+                    if owner is not None and owner not in found:
+                        found.append(owner)
             self.stack.append(name)
             self.calls[name] = 0
             self.runs[name] = self.runs.get(name, 0) + 1
@@ -301,7 +315,31 @@ def _held_by_code(nodes):
     outside = [sum(nodes[j]["bytes"] for j in js
                    if nodes[j]["module"] != nodes[i]["module"] and j not in block_inputs[nodes[i]["module"]])
                if nodes[i]["module"] else 0 for i, js in enumerate(held)]
-    return total, outside
+    return total, outside, held
+
+
+def _checkpoint_arguments(nodes, alive, arguments, held_nodes):
+    """The file's "checkpoint_arguments": per node made outside the blocks
+    that a block is called with, the blocks, and the last node whose
+    workspace counts it. A checkpointed block's checkpoint keeps its
+    arguments for the re-run until the block's backward is over, whether
+    or not an op of the block reads them (Hugging Face Llama hands every
+    layer its position_ids, which only the rotary embedding before the
+    layers reads: 128 B at the LM head's backward, counted by no node);
+    only PyTorch's run of a plan knows which blocks are checkpointed."""
+    blocks_of = {}
+    for block, found in arguments.items():
+        for p in found:
+            if p and alive[p] and nodes[p]["module"] != block:
+                blocks_of.setdefault(p, []).append(block)
+    entries = []
+    for p in sorted(blocks_of):
+        entry = {"node": nodes[p]["name"], "blocks": blocks_of[p]}
+        through = [i for i, js in enumerate(held_nodes) if p in js and alive[i]]
+        if through:
+            entry["workspace_through"] = nodes[max(through)]["name"]
+        entries.append(entry)
+    return entries
 
 
 def _backward_measured(nodes, output, spec, ignored, forward_storages):
@@ -500,9 +538,11 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
     try:
         progress(1, 2, "recording every op and what autograd saves (first training step)")
         recorder = _Recorder(calls, given, ignored)
+        calls.owners = recorder.owners
         with recorder:
             output = run_forward(model, batch, spec)
         recorder._settle()
+        calls.owners = None
         repeated = [name for name, runs in calls.runs.items() if runs > 1]
         if repeated:
             raise UsageError(f"{spec}: block {repeated[0]} runs {calls.runs[repeated[0]]} times in one forward pass; "
@@ -516,6 +556,7 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
             raise UsageError(f"{spec}: its {'loss' if loss is not None else 'output'} is not made by an op of "
                              "the step (the input handed back?); nothing to trace at op level")
         nodes, moved = _in_order(nodes[:max(made) + 1])
+        arguments = {block: [moved[i] for i in found if i in moved] for block, found in calls.arguments.items()}
         _saved(nodes, lambda t: moved.get(recorder.owners.get(t)), recorder.ignored)
         tied = _backward_measured(nodes, output, spec, ignored + given, recorder.owners.storages())
         del loss, output, recorder
@@ -533,7 +574,8 @@ def trace_ops(spec, recorded, dtype="float32", device="cpu", blocks="auto", comm
                 samples.setdefault(key, []).append(seconds)
     finally:
         calls.remove()
-    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied)
+    return _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied,
+                     arguments)
 
 
 def _given(batch, spec):
@@ -544,9 +586,10 @@ def _given(batch, spec):
     return given
 
 
-def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied):
+def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samples, cost, gradient_from, tied,
+              arguments):
     alive = _drop_dead(nodes)
-    held, outside = _held_by_code(nodes)
+    held, outside, held_nodes = _held_by_code(nodes)
     workspace = [0] * len(nodes)
     for node in nodes:
         takers = [p for p in node["inputs"] if alive[p] and nodes[p]["requires_grad"]]
@@ -620,7 +663,8 @@ def _document(spec, recorded, batch, dtype, device, blocks, command, nodes, samp
                   "dtype": dtype, "device": device, "blocks": blocks,
                   "torch": torch.__version__, "threads": torch.get_num_threads(), "date": stamp,
                   "tied_gradients": _tied_gradients(nodes, alive, tied),
-                  "workspace_outside_block": outside_block},
+                  "workspace_outside_block": outside_block,
+                  "checkpoint_arguments": _checkpoint_arguments(nodes, alive, arguments, held_nodes)},
         "nodes": file_nodes,
         "edges": edges,
     }

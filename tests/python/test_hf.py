@@ -137,6 +137,53 @@ class HuggingFaceTest(Workdir):
             self.assertLess(abs(run["observed_peak_bytes"] / run["predicted_peak_bytes"] - 1), 0.01,
                             (run["plan"], run["predicted_peak_bytes"], run["observed_peak_bytes"]))
 
+    def test_op_level_llama_checkpoint_arguments_to_the_byte(self):
+        """Llama hands every layer its position_ids (128 B), which only the
+        rotary embedding before the layers reads; a checkpointed layer's
+        checkpoint keeps them until the layer's backward is over, through the
+        LM head's backward. Counted by no node, every plan but store-all was
+        127 B above its prediction and the tightest over its budget. Now the
+        frontier's plans (FLOP costs: the same plans on every trace) are
+        within their budgets and, but for the two tightest, within 8 B of
+        their prediction. Those two stay over-predicted (0.5 %): the plan's
+        schedule re-runs the last layer before the final RMSNorm's backward,
+        PyTorch after (docs/pytorch.md, "Op level")."""
+        spec, inputs = example("llama")
+        status, _, err = run_main("trace", "--granularity", "op", "--cost", "flops", "--model", spec,
+                                  "--inputs", inputs, "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        frontier = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                   "--frontier", "--samples", "8", "--json"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(frontier.returncode, 0, frontier.stderr)
+        plans = []
+        for point in json.loads(frontier.stdout)["curve"]:
+            budget = point["budget_bytes"]
+            plan = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                   "--budget", str(budget), "--json"], capture_output=True, text=True, timeout=120)
+            if plan.returncode and "the tightest runs at" in plan.stderr:
+                budget = int(plan.stderr.strip().rsplit("--budget ", 1)[1])
+                plan = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                       "--budget", str(budget), "--json"], capture_output=True, text=True, timeout=120)
+            self.assertEqual(plan.returncode, 0, plan.stderr)
+            plans.append(self.path(f"plan-{budget}.json"))
+            with open(plans[-1], "w") as f:
+                f.write(plan.stdout)
+        status, out, err = run_main("verify", "--strict", "--json", *[a for p in plans for a in ("--plan", p)])
+        self.assertEqual(status, 0, err)
+        runs = json.loads(out)["runs"][1:]
+        self.assertEqual(len(runs), 8)
+        for index, run in enumerate(runs):
+            self.assertTrue(run["within_budget"], (run["plan"], run["observed_peak_bytes"]))
+            self.assertEqual(run["max_grad_diff"], 0.0)
+            missed = run["observed_peak_bytes"] - run["predicted_peak_bytes"]
+            if index < 2:
+                self.assertLess(abs(missed) / run["predicted_peak_bytes"], 0.01, run["plan"])
+            else:
+                self.assertLessEqual(abs(missed), 8, run["plan"])
+        with open(self.path("ops.json")) as f:
+            held = {a["node"] for a in json.load(f)["trace"].get("checkpoint_arguments", [])}
+        self.assertIn("#2:add", held)  # position_ids
+
     def test_apply_takes_over_transformers_checkpointing(self):
         """With model.gradient_checkpointing_enable() on, a plan's layer runs
         under one wrapper: twice per step if the plan checkpoints it (not
