@@ -29,7 +29,7 @@ struct Neighbourhood {
     OpGraph graph;
     int block = 1; // block g's group in `graph`
     // Bytes of nodes beyond the next block held while block g's backward
-    // runs (heldBeyond): all through it, and until the gradient of a node of
+    // runs (addHeldBeyond): all through it, and until the gradient of a node of
     // the neighbourhood (its local index) is computed.
     std::int64_t heldThrough = 0;
     std::vector<std::pair<int, std::int64_t>> heldUntil;
@@ -178,9 +178,7 @@ Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
 }
 
 struct Measured {
-    // Most above P while the block's forward runs, and while its backward
-    // (re-runs and gradients) runs.
-    std::int64_t held = 0, forward = 0, backward = 0, inputGradientStep = 0;
+    std::int64_t held = 0, local = 0, inputGradientStep = 0;
 };
 
 // Replays a schedule of a neighbourhood by the simulator's memory rules
@@ -196,7 +194,7 @@ Measured measure(const Neighbourhood &n, const Schedule &s) {
     std::vector<std::uint8_t> resident(static_cast<std::size_t>(m.nodeCount()), 0);
     std::vector<std::uint8_t> saved(static_cast<std::size_t>(m.forwardCount()), 0);
     resident[0] = 1;
-    std::int64_t bytes = m.bytes(0), before = -1, after = 0, mostForward = 0, mostBackward = 0;
+    std::int64_t bytes = m.bytes(0), before = -1, after = 0, most = 0;
     Measured out;
     int region = 0;
     bool backward = false;
@@ -231,22 +229,17 @@ Measured measure(const Neighbourhood &n, const Schedule &s) {
         }
         if (region == 1)
             after = bytes;
-        if (region == 1)
-            mostForward = std::max(mostForward, mem);
-        if (backward) {
-            std::int64_t beyond = n.heldThrough;
+        if (backward) // what the neighbourhood does not see, held while its backward runs
             for (std::size_t k = 0; k < n.heldUntil.size(); ++k)
                 if (!passed[k]) {
-                    beyond += n.heldUntil[k].second;
+                    mem += n.heldUntil[k].second;
                     passed[k] = op.kind == OpKind::Compute && x == m.backwardNode(n.heldUntil[k].first);
                 }
-            if (region == 2)
-                mostBackward = std::max(mostBackward, mem + beyond);
-        }
+        if (region != 0)
+            most = std::max(most, mem + (backward ? n.heldThrough : 0));
     }
     out.held = after - before;
-    out.forward = mostForward - before;
-    out.backward = mostBackward - before;
+    out.local = most - before;
     return out;
 }
 
@@ -328,7 +321,7 @@ std::int64_t closedKeepSets(const ClosedRule &rule, std::size_t candidates, cons
 struct Measurement {
     std::uint64_t mask = 0;
     bool whole = false;
-    std::int64_t held = 0, forward = 0, backward = 0;
+    std::int64_t held = 0, local = 0;
 };
 
 struct Measurements {
@@ -369,7 +362,7 @@ Measurements measureAll(const Neighbourhood &n, std::vector<int> candidates, con
     const auto measureKeep = [&](const KeepSet &keep, std::uint64_t mask, bool whole) {
         const Schedule s = replaySchedule(n, keep);
         const Measured m = measure(n, s);
-        out.all.push_back({mask, whole, m.held, m.forward, m.backward});
+        out.all.push_back({mask, whole, m.held, m.local});
         out.replayedOps += opsOf(s);
         if (whole)
             out.inputGradientStep = m.inputGradientStep;
@@ -606,7 +599,7 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
         // This block's costs on the measured keep sets; the Pareto-minimal ones stay.
         std::map<std::pair<std::int64_t, std::int64_t>, Option> cheapest;
         for (const Measurement &m : measured.all) {
-            Option o{m.held, std::max(m.forward, m.backward), 0, std::vector<std::uint8_t>(group.nodes.size(), 1)};
+            Option o{m.held, m.local, 0, std::vector<std::uint8_t>(group.nodes.size(), 1)};
             if (!m.whole) {
                 for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k)
                     o.keep[k] = 0;
