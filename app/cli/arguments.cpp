@@ -60,8 +60,8 @@ Range parseRange(const std::string &option, const std::string &text, std::int64_
     return r;
 }
 
-std::int64_t parseEffort(const std::string &text, std::int64_t min, std::int64_t max, const std::string &unit,
-                         const std::string &example) {
+std::int64_t parseEffort(const std::string &flag, const std::string &text, std::int64_t min, std::int64_t max,
+                         const std::string &unit, const std::string &example) {
     const auto e = text.find_first_of("eE");
     const auto whole = [](const std::string &digits, std::int64_t &value) {
         const char *end = digits.data() + digits.size();
@@ -73,7 +73,7 @@ std::int64_t parseEffort(const std::string &text, std::int64_t min, std::int64_t
     for (std::int64_t k = 0; ok && k < exponent && value <= max; ++k)
         value *= 10;
     if (!ok || value < min || value > max)
-        throw InvalidArgument("--effort must be a whole number of " + unit + " from " + effortText(min) + " to " +
+        throw InvalidArgument(flag + " must be a whole number of " + unit + " from " + effortText(min) + " to " +
                               effortText(max) + ", such as " + example + ", got '" + text + "'");
     return value;
 }

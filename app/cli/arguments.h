@@ -10,10 +10,10 @@ namespace remat::cli {
 std::int64_t parseInteger(const std::string &option, const std::string &text, std::int64_t min, std::int64_t max);
 // "3,7,11": strictly increasing is checked by the strategy, which knows n.
 std::vector<int> parseIntegerList(const std::string &option, const std::string &text);
-// --effort: a whole amount of work in [min, max], written out or as 4e9;
+// --effort, --solver-nodes (`flag`): a whole amount of work in [min, max], written out or as 4e9;
 // the message names the unit ("replayed ops") and gives `example`.
-std::int64_t parseEffort(const std::string &text, std::int64_t min, std::int64_t max, const std::string &unit,
-                         const std::string &example);
+std::int64_t parseEffort(const std::string &flag, const std::string &text, std::int64_t min, std::int64_t max,
+                         const std::string &unit, const std::string &example);
 // "4..4096" or a single "64".
 struct Range {
     std::int64_t first;

@@ -204,7 +204,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
         if (model.isChain())
             throw InvalidArgument("--effort bounds the op-level search (--granularity op) and the graph planner; "
                                   "this model is a chain, planned exactly by dynamic programming");
-        params.effort = parseEffort(options.effort, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
+        params.effort =
+            parseEffort("--effort", options.effort, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
     }
     const bool budgetPlanner = options.strategy == "budget";
     // A model file's device budget is the budget planner's when none is given.

@@ -2,8 +2,10 @@
 // budget give the same plan on every run, bounded by --effort (replayed ops,
 // never the clock); --time-limit, only when given, flags the plans it cuts as
 // not reproducible; bad --effort values are refused with one line, exit 2.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "tests/common/cli_checks.h"
@@ -74,6 +76,39 @@ private slots:
             "--effort must be a whole number of replayed ops from 1 to 1e12, such as 4e9, got '" + effort + "'");
     }
 
+    void badSolverNodes_data() {
+        QTest::addColumn<QString>("nodes");
+        for (const char *bad : {"-1", "lots", "2.5", "1e9", "e3"})
+            QTest::newRow(bad) << QString(bad);
+    }
+    void badSolverNodes() {
+        QFETCH(QString, nodes);
+        remat::test::checkRefused(
+            {"plan", "--model", modelPath(), "--granularity", "op", "--budget", "300MiB", "--solver-nodes", nodes},
+            "--solver-nodes must be a whole number of branch-and-bound nodes from 0 to 1e8, "
+            "such as 200, got '" +
+                nodes + "'");
+    }
+
+    // A trace field PyTorch's run is counted from, malformed: one line
+    // naming it, not a prediction that silently leaves it out.
+    void malformedTraceHoldsAreRefused() {
+        QFile in(modelPath());
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject model = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject trace = model["trace"].toObject();
+        trace["tied_gradients"] = QJsonArray{QJsonObject{{"bytes", "many"}, {"nodes", QJsonArray{}}}};
+        model["trace"] = trace;
+        QTemporaryDir dir;
+        QFile out(dir.filePath("ops.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(model).toJson());
+        out.close();
+        remat::test::checkRefused(
+            {"plan", "--model", out.fileName(), "--granularity", "op", "--budget", "300MiB"},
+            "the model file's trace.tied_gradients entry {\"bytes\":\"many\",\"nodes\":[]} is malformed");
+    }
+
     // A chain's block-level plan is exact, and no block-level plan takes a
     // time limit: a bound given there would be silently ignored, so it is refused.
     void boundsAreRefusedAtBlockLevel_data() {
@@ -84,6 +119,10 @@ private slots:
                                 << "2e6"
                                 << "--effort bounds the op-level search (--granularity op) and the graph planner; "
                                    "this model is a chain, planned exactly by dynamic programming";
+        QTest::newRow("solver nodes") << "--solver-nodes"
+                                      << "200"
+                                      << "--solver-nodes bounds the op-level MILP only (--granularity op); on graphs "
+                                         "--effort is the graph MILP's branch-and-bound nodes";
         QTest::newRow("time limit") << "--time-limit"
                                     << "5"
                                     << "--time-limit bounds the op-level search only (--granularity op); block-level "
