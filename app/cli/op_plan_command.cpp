@@ -155,15 +155,17 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
             << " op nodes\n"
             << "op-level plans " << search.text() << ", " << search.work() << "\n";
     const std::string inUnit = model.costUnit().empty() ? "" : " (" + model.costUnit() + ")";
-    TextTable table({"budget", "op-level re-run" + inUnit, "block-level re-run" + inUnit});
+    TextTable table({"budget", "op-level re-run" + inUnit, "proven", "block-level re-run" + inUnit});
     for (const OpCurvePoint &p : frontier.points) {
         const auto &o = p.opLevel, &b = p.blockLevel;
         nlohmann::ordered_json point{{"budget_bytes", p.budgetBytes}};
         point["op_level_recompute"] = o ? numberJson(o->recomputeCost) : nlohmann::ordered_json();
+        point["op_level_peak_bytes"] = o ? nlohmann::ordered_json(o->predictedPeakBytes) : nlohmann::ordered_json();
+        point["op_level_proof"] = o ? nlohmann::ordered_json(o->verdict()) : nlohmann::ordered_json();
         point["block_level_recompute"] = b ? numberJson(b->recomputeCost) : nlohmann::ordered_json();
         curve.push_back(point);
         if (options.format != Format::Json)
-            table.addRow({formatBytes(p.budgetBytes), o ? numberText(o->recomputeCost) : "-",
+            table.addRow({formatBytes(p.budgetBytes), o ? numberText(o->recomputeCost) : "-", o ? o->verdict() : "-",
                           b ? numberText(b->recomputeCost) : "no block-level plan fits"});
     }
     if (options.format != Format::Json)

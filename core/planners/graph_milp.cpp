@@ -79,18 +79,23 @@ void GraphMilp::build(std::int64_t budget, bool minimizePeak) {
     for (int p = 1; p < V; ++p)
         firstCost_ += model_.cost(nodeAt(p));
 
-    // Columns.
+    // Columns. Only computations (R, Rec) are integer: at any integer R and
+    // Rec, rounding S and H down and every free up to what its rows allow
+    // (then 0 or 1) keeps every row, the memory rows included (a needed S or
+    // H is forced to 1 by a read row; a free subtracts a node present, at
+    // most once a stage), and the objective reads R alone; so CBC branches on
+    // computations only.
     for (int t = 1; t < V; ++t) {
         R_[at(t, t)] = kOne;
         for (int p = 1; p <= std::min(t - 1, n); ++p) {
             R_[at(t, p)] = problem_.addBinary(model_.cost(nodeAt(p)));
-            S_[at(t, p)] = problem_.addBinary();
+            S_[at(t, p)] = problem_.addColumn(0, 1, 0, false);
         }
         for (int p = 1; p <= std::min(t, n); ++p)
             if (records(p)) {
                 Rec_[at(t, p)] = problem_.addBinary();
                 if (p < t)
-                    H_[at(t, p)] = problem_.addBinary();
+                    H_[at(t, p)] = problem_.addColumn(0, 1, 0, false);
             }
     }
     if (minimizePeak)
@@ -176,7 +181,7 @@ void GraphMilp::build(std::int64_t budget, bool minimizePeak) {
                     }
                 if (blocked)
                     continue;
-                const int column = problem_.addBinary();
+                const int column = problem_.addColumn(0, 1, 0, false);
                 frees_.push_back({t, i, k, column});
                 freedAfter[static_cast<std::size_t>(k)].push_back({i, column});
                 if (R_[at(t, k)] >= 0)

@@ -18,7 +18,9 @@
 //   Rec[t][p] that computation records s_p (layers with saved internals)
 //   S[t][p]  a_p resident when stage t starts;  H[t][p] s_p held then
 //   F[t][p][k] a_p freed right after the stage's computation of node k
-//   U[t][k]  memory right after node k is computed in stage t (continuous)
+//   U[t][k]  memory right after node k is computed in stage t
+// R and Rec are integer; S, H, F and U continuous (integral wherever R and Rec
+// are: graph_milp.cpp).
 // Memory counts as the simulator does: resident nodes, the computed one
 // included, plus its workspace and the internals held, at every compute.
 #include "core/model.h"

@@ -70,6 +70,8 @@ struct OpPlanResult {
     // "exact: ...", "optimal (gap 0) ...", "within 0.42 % of the least
     // (proven bound) ..." or "not proven optimal ... (gap not bounded)".
     std::string proof(const std::string &inexactReason) const;
+    // The same in a few words, for a table: "optimal (gap 0)", "within 0.42 %".
+    std::string verdict() const;
 };
 
 class OpPlanner {

@@ -64,6 +64,17 @@ std::optional<OpPlanResult> OpPlanner::plan(std::int64_t budgetBytes) const {
     return out;
 }
 
+std::string OpPlanResult::verdict() const {
+    if (exact)
+        return solverNodes < 0 ? "exact (gap 0)" : "optimal (gap 0)";
+    if (solverNodes >= 0 && lowerBound > 0) {
+        char gap[64];
+        std::snprintf(gap, sizeof gap, "within %.2f %%", 100 * (recomputeCost - lowerBound) / recomputeCost);
+        return gap;
+    }
+    return solverNodes < 0 ? "not proven (gap not bounded)" : "no bound proven";
+}
+
 std::string OpPlanResult::proof(const std::string &inexactReason) const {
     if (solverNodes < 0)
         return exact ? "exact: every keep set of every block searched (gap 0)"

@@ -11,6 +11,7 @@
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -45,10 +46,6 @@ double finite(double v) {
     return v == inf ? COIN_DBL_MAX : v == -inf ? -COIN_DBL_MAX : v;
 }
 
-std::string columnName(int j) {
-    return "x" + std::to_string(j);
-}
-
 } // namespace
 
 MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
@@ -77,9 +74,6 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
         if (p.isInteger()[j])
             osi.setInteger(j);
     const bool haveStart = !options.starts.empty();
-    if (haveStart)
-        for (int j = 0; j < n; ++j)
-            osi.setColName(j, columnName(j));
 
     CbcModel model(osi);
     model.setLogLevel(0);
@@ -91,16 +85,29 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     CancelHandler handler(options.cancelled, stopped);
     model.passInEventHandler(&handler);
     if (haveStart) {
-        // CBC takes one start: the caller's first (its best).
-        std::vector<std::pair<std::string, double>> start;
+        // CBC takes one start: the caller's first (its best). Its continuous
+        // columns are completed here by one LP with the integer ones fixed:
+        // CBC's own completion (setMIPStart) crashes in Clp's presolve on
+        // problems with many continuous columns (CBC 2.10.8) and writes its
+        // log to standard output, where `remat plan --json` writes JSON.
         const std::vector<double> &x = options.starts.front();
         if (static_cast<int>(x.size()) != n)
             throw InvalidArgument("MILP start has " + std::to_string(x.size()) + " values for " + std::to_string(n) +
                                   " columns");
+        OsiClpSolverInterface fixed(osi);
         for (int j = 0; j < n; ++j)
-            if (p.isInteger()[j])
-                start.emplace_back(columnName(j), x[j]);
-        model.setMIPStart(start);
+            if (p.isInteger()[j]) {
+                fixed.setColLower(j, std::round(x[j]));
+                fixed.setColUpper(j, std::round(x[j]));
+            }
+        fixed.setHintParam(OsiDoPresolveInInitial, false, OsiHintDo);
+        fixed.setHintParam(OsiDoReducePrint, true, OsiHintDo);
+        fixed.messageHandler()->setLogLevel(0);
+        fixed.getModelPtr()->setLogLevel(0);
+        fixed.initialSolve();
+        model.messageHandler()->setLogLevel(0); // CbcMain0 raised it; setBestSolution prints at 1
+        if (fixed.isProvenOptimal())
+            model.setBestSolution(fixed.getColSolution(), n, fixed.getObjValue(), false);
     }
     const std::string nodes = std::to_string(options.maxNodes);
     // Preprocessing, cut generation and CBC's own heuristics took minutes on

@@ -32,7 +32,9 @@ std::string graphDescription(const planners::ChainBudget &budget, const planners
     std::string text = "budget " + amountText(budget) + ", graph MILP: " + plan.proof();
     if (plan.source != "solver")
         text += "; the plan is " + plan.source + "'s";
-    return text + " (" + std::to_string(plan.nodes) + " branch-and-bound nodes)";
+    return text + " (" + std::to_string(plan.nodes) + " branch-and-bound nodes; MILP of " +
+           std::to_string(plan.columns) + " columns, " + std::to_string(plan.integerColumns) + " integer, " +
+           std::to_string(plan.rows) + " rows)";
 }
 
 class BudgetStrategy final : public Strategy {

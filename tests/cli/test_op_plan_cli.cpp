@@ -54,6 +54,31 @@ private slots:
         QCOMPARE(wider["recompute_cost"].toDouble(), plan["recompute_cost"].toDouble()); // both proven
     }
 
+    // Each point of the op-level curve says what was proven of it and what
+    // its plan peaks at; the whole curve is one JSON document on stdout
+    // (the solver's own log never lands there).
+    void frontierPointsSayWhatWasProven() {
+        const QStringList args{"plan", "--model", modelPath(), "--granularity", "op", "--frontier", "--samples", "3",
+                               "--effort", "1000", "--solver-nodes", "200"};
+        const Result json = remat::test::runRemat(args + QStringList{"--json"});
+        QCOMPARE(json.exitCode, 0);
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(json.out, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, json.out.left(200).constData());
+        const QJsonArray curve = doc.object()["curve"].toArray();
+        QCOMPARE(curve.size(), 3);
+        for (const auto &value : curve) {
+            const QJsonObject point = value.toObject();
+            const QString proof = point["op_level_proof"].toString();
+            QVERIFY2(proof == "optimal (gap 0)" || proof.startsWith("within "), qPrintable(proof));
+            QVERIFY(point["op_level_peak_bytes"].toInteger() > 0);
+            QVERIFY(point["op_level_peak_bytes"].toInteger() <= point["budget_bytes"].toInteger());
+        }
+        const Result text = remat::test::runRemat(args);
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("proven") && text.out.contains("optimal (gap 0)"), text.out.constData());
+    }
+
     void aTimeLimitThatCutsSaysSoInJsonAndText() {
         const QJsonObject plan = planJson({"--effort", "2e6", "--time-limit", "0.000001"})["plan"].toObject();
         QCOMPARE(plan["reproducible"].toBool(), false);

@@ -12,6 +12,10 @@
 
 #include <QTest>
 
+#include <cstdio>
+#include <limits>
+#include <unistd.h>
+
 #include <random>
 
 using namespace remat;
@@ -43,6 +47,39 @@ OpModel shipped(const std::string &name) {
         loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + name);
     return {file.model, opGraph(file)};
 }
+
+// Everything written to standard output (file descriptor 1, where the solver
+// library's log would go) while it lives.
+class StdoutCapture {
+public:
+    StdoutCapture() {
+        std::fflush(stdout);
+        file_ = std::tmpfile();
+        saved_ = dup(1);
+        dup2(fileno(file_), 1);
+    }
+    ~StdoutCapture() { restore(); }
+    std::string text() {
+        restore();
+        std::rewind(file_);
+        std::string all;
+        for (int c; (c = std::fgetc(file_)) != EOF;)
+            all += static_cast<char>(c);
+        return all;
+    }
+
+private:
+    void restore() {
+        if (saved_ < 0)
+            return;
+        std::fflush(stdout);
+        dup2(saved_, 1);
+        close(saved_);
+        saved_ = -1;
+    }
+    std::FILE *file_ = nullptr;
+    int saved_ = -1;
+};
 
 } // namespace
 
@@ -132,6 +169,33 @@ private slots:
     // positions, SwiGLU): 33 nodes a plan may re-run, beyond the enumeration;
     // the planner's plan is proven optimal, and the simulator counts it
     // within the budget.
+    // A start whose continuous columns are wrong (all zero) is completed and
+    // taken: with no branch-and-bound node the answer is no worse than it.
+    void aStartWithContinuousColumnsIsCompleted() {
+        solver::MilpProblem p;
+        std::vector<int> x;
+        for (int i = 0; i < 12; ++i)
+            x.push_back(p.addBinary(-(1.0 + (i * 7) % 5)));
+        const int y = p.addColumn(0, 20, 0.25, false);
+        std::vector<solver::LinearTerm> row{{y, -1}};
+        for (int i = 0; i < 12; ++i)
+            row.push_back({x[static_cast<std::size_t>(i)], 1.0 + i % 4});
+        p.addRow(row, -std::numeric_limits<double>::infinity(), 9); // y buys room beyond 9
+        solver::MilpOptions options;
+        options.maxNodes = 0;
+        std::vector<double> start(static_cast<std::size_t>(p.columns()), 0.0);
+        for (int i : {0, 1, 2, 3, 4})
+            start[static_cast<std::size_t>(x[static_cast<std::size_t>(i)])] = 1; // weights 1+2+3+4+1 = 11: y >= 2
+        options.starts = {start};
+        StdoutCapture capture;
+        const solver::MilpResult r = solver::solveMilp(p, options);
+        QCOMPARE(QString::fromStdString(capture.text()), QString());
+        QVERIFY(r.status == solver::MilpResult::Status::Optimal || r.status == solver::MilpResult::Status::Feasible);
+        const double startObjective = -(1 + 3 + 5 + 2 + 4) + 0.25 * 2;
+        QVERIFY2(r.objective <= startObjective + 1e-9, std::to_string(r.objective).c_str());
+        QVERIFY(r.bound <= r.objective + 1e-9);
+    }
+
     void provesTheLlamaBlock() {
         const OpModel m = shipped("hf-llama-1b-layers4-seq512-ops-traced.json");
         OpPlannerOptions options;
@@ -141,7 +205,11 @@ private slots:
         const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
         QVERIFY(planner.minimumPeakProven());
         for (const std::int64_t budget : {least + (most - least) / 3, least + 2 * (most - least) / 3}) {
+            // `remat plan --json` writes its document to standard output: the
+            // solver, started from the enumeration's plan, must add nothing.
+            StdoutCapture capture;
             const auto plan = planner.plan(budget);
+            QCOMPARE(QString::fromStdString(capture.text()), QString());
             QVERIFY(plan);
             QVERIFY2(plan->exact && plan->solverNodes >= 0, plan->proof(planner.inexactReason()).c_str());
             QCOMPARE(simulatedPeak(m, plan->keep), plan->predictedPeakBytes);
