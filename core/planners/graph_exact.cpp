@@ -68,8 +68,7 @@ std::vector<Known> knownPlans(const Model &model, BudgetUnit unit, std::int64_t 
     }
     for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
         try {
-            const DtrRun run =
-                runDtr(model, DtrBudget{unit == BudgetUnit::Nodes, budget}, h, Strategy::kMaxOps);
+            const DtrRun run = runDtr(model, DtrBudget{unit == BudgetUnit::Nodes, budget}, h, Strategy::kMaxOps);
             add(computesOf(run.ops), "dtr");
         } catch (const InvalidArgument &) {
             // dtr runs out of memory at this budget.
@@ -86,6 +85,7 @@ solver::MilpOptions solverOptions(const GraphExactOptions &options) {
                               " branch-and-bound nodes, got " + std::to_string(options.effort));
     solver::MilpOptions o;
     o.maxNodes = options.effort;
+    o.strongBranching = false;
     o.cancelled = options.callbacks.cancelled;
     return o;
 }
@@ -99,9 +99,9 @@ std::string GraphExactPlan::proof() const {
         return "no bound proven";
     char buf[96];
     const double gap = 100.0 * (cost - lowerBound) / lowerBound;
-    std::snprintf(buf, sizeof buf, gap < 0.01 ? "within %.4f %% of the least (proven bound)"
-                                              : "within %.2f %% of the least (proven bound)",
-                  gap);
+    std::snprintf(
+        buf, sizeof buf,
+        gap < 0.01 ? "within %.4f %% of the least (proven bound)" : "within %.2f %% of the least (proven bound)", gap);
     return buf;
 }
 
@@ -166,9 +166,8 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         throw InvalidArgument("budget " + amountText(unit, budget) + " is below every plan the graph planner finds" +
                               least);
     }
-    const auto best = std::min_element(known.begin(), known.end(), [](const Known &a, const Known &b) {
-        return a.summary.cost < b.summary.cost;
-    });
+    const auto best = std::min_element(known.begin(), known.end(),
+                                       [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
     plan.computes = best->computes;
     plan.peak = peakIn(unit, best->summary);
     plan.cost = best->summary.cost;

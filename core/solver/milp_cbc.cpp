@@ -68,8 +68,7 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
 
     OsiClpSolverInterface osi;
     osi.messageHandler()->setLogLevel(0);
-    osi.loadProblem(matrix, colLower.data(), colUpper.data(), p.objective().data(), rowLower.data(),
-                    rowUpper.data());
+    osi.loadProblem(matrix, colLower.data(), colUpper.data(), p.objective().data(), rowLower.data(), rowUpper.data());
     for (int j = 0; j < n; ++j)
         if (p.isInteger()[j])
             osi.setInteger(j);
@@ -117,11 +116,29 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     // there that branching alone leaves open.
     // Clp's presolve also leaks a buffer per solve (CoinUtils 2.11, implied_free_action), which
     // LeakSanitizer reports: off too, for a few per cent more time on the first LP.
-    const char *argv[] = {"remat", "-log",  "0",   "-slog", "0",   "-preprocess", "off", "-presolve", "off", "-cuts",
-                          options.cuts ? "on" : "off",   "-heur", options.cuts ? "on" : "off", "-maxNodes", nodes.c_str(), "-solve", "-quit"};
+    const char *argv[] = {"remat",
+                          "-log",
+                          "0",
+                          "-slog",
+                          "0",
+                          "-preprocess",
+                          "off",
+                          "-presolve",
+                          "off",
+                          "-cuts",
+                          options.cuts ? "on" : "off",
+                          "-heur",
+                          options.cuts ? "on" : "off",
+                          "-strong",
+                          options.strongBranching ? "5" : "0",
+                          "-maxNodes",
+                          nodes.c_str(),
+                          "-solve",
+                          "-quit"};
     int rc = 0;
     try {
-        rc = CbcMain1(static_cast<int>(std::size(argv)), argv, model, [](CbcModel *, int) { return 0; }, data);
+        rc = CbcMain1(
+            static_cast<int>(std::size(argv)), argv, model, [](CbcModel *, int) { return 0; }, data);
     } catch (const CoinError &e) {
         throw SolverError("CBC failed in " + e.methodName() + ": " + e.message());
     }
