@@ -5,7 +5,9 @@ level").
 Seen by a dispatch mode over the aten ops of one training step:
 - a node is an op call whose output has a storage not seen before (views
   join the storage they view; in-place ops such as dropout's `bernoulli_`
-  join the node whose storage they rewrite and add their time to it);
+  join the node whose storage they rewrite and add their time to it, unless
+  they read a node made from that storage's value: then they are a node of
+  their own, which owns the storage from then on);
 - its `bytes` are that storage's, its inputs the nodes that own the storages
   of its arguments (views resolved);
 - what its backward keeps is read from autograd itself, after the forward:
@@ -179,11 +181,45 @@ class _Recorder(TorchDispatchMode):
         elif outs and is_inplace(func):
             index = self.owners.get(outs[0])
             if index is not None:
-                node = self.nodes[index]
-                node.setdefault("inplace", []).append(call)
-                node["inputs"] += [i for i in inputs if i != index and i not in node["inputs"]]
-                self.pending = (index, outs[0])
+                added = [i for i in inputs if i != index and i not in self.nodes[index]["inputs"]]
+                if any(self._reads(i, index) for i in added):
+                    self._rewrite(index, outs[0], module, call, func, args, out, inputs)
+                else:
+                    node = self.nodes[index]
+                    node.setdefault("inplace", []).append(call)
+                    node["inputs"] += added
+                    self.pending = (index, outs[0])
         return out
+
+    def _reads(self, start, target):
+        """Whether node START reads node TARGET, directly or through others."""
+        stack, seen = [start], set()
+        while stack:
+            i = stack.pop()
+            if i == target:
+                return True
+            if i not in seen:
+                seen.add(i)
+                stack.extend(self.nodes[i]["inputs"])
+        return False
+
+    def _rewrite(self, index, tensor, module, call, func, args, out, inputs):
+        """An in-place op into node INDEX's storage that reads a node made from
+        INDEX's value (Hugging Face's shift_tokens_right: `shifted.masked_fill_(
+        shifted == -100, pad)`): joined to INDEX, the node would read a node that
+        reads it, an edge back in the file. It is a node of its own instead, made
+        after everything it reads, and owns the storage from then on: later
+        readers read it, not INDEX. Its bytes are the storage's, counted beside
+        INDEX's while INDEX is alive (until this op, its last reader, has run)."""
+        new = len(self.nodes)
+        self.nodes.append({"name": f"{module}#{call}:{op_name(func)[6:]}", "module": module, "call": call,
+                           "op": op_name(func), "bytes": storage_bytes(tensor),
+                           "inputs": [index] + [i for i in inputs if i != index], "extra": {}, "grad_fns": [],
+                           "matmul_flops": flops_of(func, args, out),
+                           "flops": flops_of(func, args, out) or ELEMENT_FLOPS.get(op_name(func), 1) * tensor.numel(),
+                           "requires_grad": False, "first": storage_key(tensor), "rewrites": index})
+        self.owners.set(tensor, new)
+        self.pending = (new, tensor)
 
 
 class _Alive(TorchDispatchMode):
@@ -222,9 +258,20 @@ def _alive_after(nodes, model, batch, spec, calls, ignored):
         output = run_forward(model, batch, spec)
     del output
     index_of = {(n["module"], n["call"]): i for i, n in enumerate(nodes) if i}
+    # A storage rewritten in place by a node of its own (_Recorder._rewrite)
+    # is the storage of its first op to _Alive: from that node on, it is that
+    # node's output.
+    newer = {n["rewrites"]: i for i, n in enumerate(nodes) if "rewrites" in n}
+
+    def current(j, i):
+        while j in newer and newer[j] < i:
+            j = newer[j]
+        return j
+
     for i, node in enumerate(nodes):
         after = alive.after.get((node["module"], node["call"]), [])
-        node["alive_after"] = [index_of[k] for k in after if k in index_of and index_of[k] < i]
+        found = [current(index_of[k], i) for k in after if k in index_of and index_of[k] < i]
+        node["alive_after"] = [j for j in dict.fromkeys(found) if j != i]
 
 
 class _Timer(TorchDispatchMode):
@@ -491,6 +538,8 @@ def _in_order(nodes):
     listed = [nodes[i] for i in order]
     for node in listed:
         node["inputs"] = [moved[p] for p in node["inputs"] if p in moved]
+        if "rewrites" in node:
+            node["rewrites"] = moved[node["rewrites"]]
     return listed, moved
 
 

@@ -282,6 +282,41 @@ def masked_token_inputs():
     return {"input_ids": input_ids, "attention_mask": mask, "labels": input_ids.clone()}
 
 
+class ShiftedLabelsLM(nn.Module):
+    """Given labels alone, builds its decoder's token ids from them as Hugging
+    Face's BART and T5 do (shift_tokens_right): new_zeros, a slice assigned,
+    a column set, then masked_fill_ with a mask read from the same tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, WIDTH))
+                                      for _ in range(3)])
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, input_ids, labels):
+        shifted = labels.new_zeros(labels.shape)
+        shifted[:, 1:] = labels[:, :-1].clone()
+        shifted[:, 0] = 1
+        shifted.masked_fill_(shifted == -100, 0)
+        h = self.embed(input_ids) + self.embed(shifted)
+        logits = self.head(self.blocks(h))
+        return {"loss": nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten()), "logits": logits}
+
+
+def shifted_labels_lm():
+    torch.manual_seed(0)
+    return ShiftedLabelsLM()
+
+
+def shifted_labels_inputs():
+    """Labels with their last 3 tokens ignored (-100), as a padded batch's are."""
+    input_ids = torch.randint(0, VOCAB, (BATCH, SEQ))
+    labels = input_ids.clone()
+    labels[:, SEQ - 3:] = -100
+    return {"input_ids": input_ids, "labels": labels}
+
+
 class SharedBlock(nn.Module):
     """Its first block runs twice per forward pass (weights shared)."""
 

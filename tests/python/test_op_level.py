@@ -11,6 +11,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from helpers import MODELS, ROOT, Workdir, remat_cli, run_main
+from models import BATCH, SEQ
 
 import remat_torch
 from remat_torch.ops import run_op
@@ -373,6 +374,33 @@ class LanguageModelOpLevelTest(Workdir):
         self.assertEqual(model["nodes"][-1]["op"], "aten::mm")  # the tied head
         self.assertEqual(model["nodes"][-1]["bytes"], 4 * 16 * 96 * 4)
         self.assertEqual(model["trace"]["inputs"], {"tensors": ["4x16:int64:0..96"]})
+
+    def test_labels_shifted_in_place_plan_apply_and_verify(self):
+        """tests/python/models.py: ShiftedLabelsLM builds its decoder's ids from
+        the labels as BART and T5 do: new_zeros, a slice assigned, then
+        `shifted.masked_fill_(shifted == -100, 0)`. The masked_fill_ reads the
+        eq that reads the new_zeros it writes into: it is a node of its own,
+        after both, and the embedding reads it. (Before, it joined new_zeros'
+        node, whose edge from eq went backwards: remat refused the file, and
+        BART and T5 given labels alone could not be planned at op level.)"""
+        spec, inputs = f"{MODELS}:shifted_labels_lm", {"function": f"{MODELS}:shifted_labels_inputs"}
+        status, _, err = run_main("trace", "--granularity", "op", "--model", spec, "--inputs", inputs["function"],
+                                  "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        model = json.load(open(self.path("ops.json")))
+        position = {n["name"]: i for i, n in enumerate(model["nodes"])}
+        for source, target in model["edges"]:
+            self.assertLess(position[source], position[target], (source, target))
+        by_op = {n.get("op"): n["name"] for n in model["nodes"] if not n.get("module")}
+        made, mask, fill = by_op["aten::new_zeros"], by_op["aten::eq"], by_op["aten::masked_fill_"]
+        self.assertIn([made, mask], model["edges"])
+        self.assertIn([made, fill], model["edges"])
+        self.assertIn([mask, fill], model["edges"])
+        self.assertEqual(model["nodes"][position[fill]]["bytes"], BATCH * SEQ * 8)  # the int64 ids it rewrote
+        readers = [t for s, t in model["edges"] if s == fill]
+        self.assertEqual([model["nodes"][position[t]].get("op") for t in readers], ["aten::embedding"])
+        self.assertNotIn(made, [s for s, t in model["edges"] if t in readers])
+        self.plan_apply_verify(spec, inputs)
 
     def plan_apply_verify(self, spec, inputs):
         """A budget plan from the middle of the frontier: apply re-runs what it
