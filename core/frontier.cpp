@@ -133,14 +133,19 @@ std::vector<NamedPoint> namedPoints(const Model &model, const std::optional<Mach
 }
 
 // The least budget worth asking the planner for.
-std::int64_t lowestBudget(const Model &model, const std::vector<NamedPoint> &named) {
+std::int64_t lowestBudget(const Model &model, const std::vector<NamedPoint> &named,
+                          std::optional<std::int64_t> effort) {
     std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
     for (const auto &p : named)
         lowest = std::min(lowest, p.peakBytes);
     if (model.isChain())
         lowest = std::min(lowest, planners::minimumFeasibleBudget(model, planners::BudgetUnit::Bytes));
-    else
-        lowest = std::min(lowest, planners::minimumGraphPeak(model, planners::BudgetUnit::Bytes).peak);
+    else {
+        planners::GraphExactOptions graph;
+        if (effort)
+            graph.effort = *effort;
+        lowest = std::min(lowest, planners::minimumGraphPeak(model, planners::BudgetUnit::Bytes, graph).peak);
+    }
     return lowest;
 }
 
@@ -219,7 +224,7 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
         (p.strategy == "offload-all" ? offloadCandidates : candidates).push_back(std::move(point));
     }
 
-    const std::int64_t low = lowestBudget(model, named), high = frontier.storeAllBytes;
+    const std::int64_t low = lowestBudget(model, named, options.effort), high = frontier.storeAllBytes;
     const StrategyRegistry &registry = StrategyRegistry::builtin();
     const bool offloading = clock && clock->link.carries() && model.isChain();
     const int runs = offloading ? 2 : 1;
@@ -235,6 +240,8 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
                 budgetsTried.push_back(*params.budgetBytes);
             params.memorySteps = options.memorySteps;
             params.cancelled = options.cancelled;
+            if (!offload && !model.isChain())
+                params.effort = options.effort;
             if (offload)
                 params.machine = clock;
             const double slot = double(k * runs + run);
@@ -261,6 +268,8 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
             params.budgetBytes = frontier.dtrMinimumBytes;
             params.memorySteps = options.memorySteps;
             params.cancelled = options.cancelled;
+            if (!model.isChain())
+                params.effort = options.effort;
             try {
                 const Schedule s = registry.get("budget").makeSchedule(model, params);
                 candidates.push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));

@@ -72,6 +72,8 @@ struct FrontierOptions {
     // The runtime's answer beside the planner's: dtr (no plan, evictions by
     // h_DTR) run at the same budgets, giving Frontier::dtrCurve.
     bool dtr = true;
+    // The graph planner's branch-and-bound nodes a budget (GraphExactOptions::effort); empty: its default.
+    std::optional<std::int64_t> effort;
 };
 
 struct Frontier {

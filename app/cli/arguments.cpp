@@ -1,6 +1,7 @@
 #include "arguments.h"
 
 #include "core/errors.h"
+#include "core/planners/graph_exact.h"
 #include "core/planners/op_exact.h"
 
 #include <charconv>
@@ -76,6 +77,13 @@ std::int64_t parseEffort(const std::string &flag, const std::string &text, std::
         throw InvalidArgument(flag + " must be a whole number of " + unit + " from " + effortText(min) + " to " +
                               effortText(max) + ", such as " + example + ", got '" + text + "'");
     return value;
+}
+
+std::int64_t parseGraphEffort(const std::string &text, bool chain) {
+    if (chain)
+        throw InvalidArgument("--effort bounds the op-level search (--granularity op) and the graph planner; "
+                              "this model is a chain, planned exactly by dynamic programming");
+    return parseEffort("--effort", text, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
 }
 
 } // namespace remat::cli

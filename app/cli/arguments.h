@@ -14,6 +14,9 @@ std::vector<int> parseIntegerList(const std::string &option, const std::string &
 // the message names the unit ("replayed ops") and gives `example`.
 std::int64_t parseEffort(const std::string &flag, const std::string &text, std::int64_t min, std::int64_t max,
                          const std::string &unit, const std::string &example);
+// --effort on a block-level model: the graph planner's branch-and-bound
+// nodes; refused on chains (`chain`), which dynamic programming plans exactly.
+std::int64_t parseGraphEffort(const std::string &text, bool chain);
 // "4..4096" or a single "64".
 struct Range {
     std::int64_t first;

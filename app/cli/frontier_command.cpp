@@ -93,6 +93,9 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
     const ModelFile &file = planned.file;
     const Model &model = file.model;
     FrontierOptions fo;
+    if (!options.effort.empty()) {
+        fo.effort = parseGraphEffort(options.effort, model.isChain());
+    }
     if (!options.memorySteps.empty())
         fo.memorySteps = static_cast<int>(parseInteger("--memory-steps", options.memorySteps, 1, 1 << 20));
     if (!options.samples.empty())

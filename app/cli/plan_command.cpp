@@ -201,11 +201,7 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     if (!options.budget.empty())
         parseBudget(options.budget, params, model);
     if (!options.effort.empty()) {
-        if (model.isChain())
-            throw InvalidArgument("--effort bounds the op-level search (--granularity op) and the graph planner; "
-                                  "this model is a chain, planned exactly by dynamic programming");
-        params.effort =
-            parseEffort("--effort", options.effort, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
+        params.effort = parseGraphEffort(options.effort, model.isChain());
     }
     const bool budgetPlanner = options.strategy == "budget";
     // A model file's device budget is the budget planner's when none is given.

@@ -24,6 +24,8 @@ namespace remat::planners {
 // gives the time and the gaps this reaches on the shipped graphs).
 constexpr std::int64_t kDefaultGraphEffort = 10;
 constexpr std::int64_t kMaxGraphEffort = 100'000'000;
+// From this many branch-and-bound nodes on, the search branches strongly.
+constexpr std::int64_t kStrongBranchingEffort = 100;
 
 struct GraphExactOptions {
     std::int64_t effort = kDefaultGraphEffort;

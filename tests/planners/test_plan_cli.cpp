@@ -117,6 +117,23 @@ private slots:
         QVERIFY(b["cost"].toDouble() <= a["cost"].toDouble() + 1e-9);
     }
 
+    // --effort reaches every point of a graph's curve (and its least budget).
+    void frontierTakesTheGraphEffort() {
+        const Result r = remat::test::runRemat({"plan", "--model",
+                                                example("nanogpt-2emb-layers4-d256-seq256-batch4-traced.json"),
+                                                "--frontier", "--samples", "3", "--effort", "0", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        int solved = 0;
+        for (const auto &value : QJsonDocument::fromJson(r.out).object()["curve"].toArray()) {
+            const QString d = value.toObject()["description"].toString();
+            if (!d.contains("graph MILP"))
+                continue;
+            ++solved;
+            QVERIFY2(d.contains("(0 branch-and-bound nodes"), qPrintable(d));
+        }
+        QVERIFY(solved > 0);
+    }
+
     // remat plan --frontier: the curve falls as memory grows, ends at
     // store-all, and the named strategies sit on or above it.
     void frontierJsonAndCsv() {
@@ -198,6 +215,9 @@ private slots:
             << "--budget 5000000 is a bare number, and this model's sizes are bytes: write 5000000B or 4.77 MiB";
         QTest::newRow("effort on a chain")
             << QStringList{"plan", "--model", example("mlp-uniform.json"), "--budget", "40MiB", "--effort", "5"}
+            << "this model is a chain, planned exactly by dynamic programming";
+        QTest::newRow("effort on a chain's frontier")
+            << QStringList{"plan", "--model", example("mlp-uniform.json"), "--frontier", "--effort", "5"}
             << "this model is a chain, planned exactly by dynamic programming";
         QTest::newRow("bad effort")
             << QStringList{"plan", "--model", example("unet-batch8.json"), "--budget", "1GiB", "--effort", "-3"}
