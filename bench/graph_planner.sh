@@ -39,7 +39,7 @@ for f in sorted(out.glob("*-frontier.json")):
     name = f.name.replace("-frontier.json", "")
     budget = [p for p in d["curve"] if not p["named"]]
     optimal = sum("optimal (gap 0)" in p["description"] or "store-all fits" in p["description"] for p in budget)
-    gaps = [float(m.group(1)) for p in budget for m in [re.search(r"within ([0-9.]+) %", p["description"])] if m]
+    gaps = [float(m.group(1)) for p in budget for m in [re.search(r"within ([0-9.]+(?:e[-+][0-9]+)?) %", p["description"])] if m]
     unbounded = sum("no bound" in p["description"] for p in budget)
     ratios = [p["over_least"] for p in d["dtr_curve"] if p["over_least"] is not None]
     print(f"{name} | {times[name]} | {len(budget)} | {optimal} | {max(gaps) if gaps else 0:.2f} % | {unbounded} | "

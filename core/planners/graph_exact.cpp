@@ -107,7 +107,8 @@ std::string GraphExactPlan::proof() const {
     const double gap = 100.0 * (cost - lowerBound) / lowerBound;
     std::snprintf(
         buf, sizeof buf,
-        gap < 0.01 ? "within %.4f %% of the least (proven bound)" : "within %.2f %% of the least (proven bound)", gap);
+        // A gap too small for two decimals is written with its exponent, not as 0.0000 %.
+        gap < 0.01 ? "within %.1e %% of the least (proven bound)" : "within %.2f %% of the least (proven bound)", gap);
     return buf;
 }
 
