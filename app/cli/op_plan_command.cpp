@@ -156,20 +156,40 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
             << "op-level plans " << search.text() << ", " << search.work() << "\n";
     const std::string inUnit = model.costUnit().empty() ? "" : " (" + model.costUnit() + ")";
     TextTable table({"budget", "op-level re-run" + inUnit, "proven", "block-level re-run" + inUnit});
+    // What PyTorch holds running each plan (op_pytorch_run.h): `plan --budget`
+    // plans lower where it is above the budget, so that the applied plan fits.
+    const TraceHolds holds = traceHolds(planned.file);
+    int aboveInPyTorch = 0;
+    std::int64_t mostAbove = 0;
     for (const OpCurvePoint &p : frontier.points) {
         const auto &o = p.opLevel, &b = p.blockLevel;
         nlohmann::ordered_json point{{"budget_bytes", p.budgetBytes}};
+        std::optional<std::int64_t> inPyTorch;
+        if (o) {
+            inPyTorch = pytorchRun(model, graph, o->keep, holds).peakBytes;
+            if (*inPyTorch > p.budgetBytes) {
+                ++aboveInPyTorch;
+                mostAbove = std::max(mostAbove, *inPyTorch - p.budgetBytes);
+            }
+        }
         point["op_level_recompute"] = o ? numberJson(o->recomputeCost) : nlohmann::ordered_json();
         point["op_level_peak_bytes"] = o ? nlohmann::ordered_json(o->predictedPeakBytes) : nlohmann::ordered_json();
         point["op_level_proof"] = o ? nlohmann::ordered_json(o->verdict()) : nlohmann::ordered_json();
+        point["op_level_pytorch_peak_bytes"] = inPyTorch ? nlohmann::ordered_json(*inPyTorch) : nlohmann::ordered_json();
         point["block_level_recompute"] = b ? numberJson(b->recomputeCost) : nlohmann::ordered_json();
         curve.push_back(point);
         if (options.format != Format::Json)
             table.addRow({formatBytes(p.budgetBytes), o ? numberText(o->recomputeCost) : "-", o ? o->verdict() : "-",
                           b ? numberText(b->recomputeCost) : "no block-level plan fits"});
     }
-    if (options.format != Format::Json)
+    if (options.format != Format::Json) {
         table.print(out);
+        if (aboveInPyTorch > 0)
+            out << "PyTorch's run of the plan peaks above the budget at " << aboveInPyTorch << " of "
+                << frontier.points.size() << " budgets (by up to " << formatBytes(mostAbove)
+                << "; its selective-checkpoint cache and step hold more than the plan's own count): "
+                   "`remat plan --budget` plans those lower so that the applied plan fits\n";
+    }
     if (options.format == Format::Json) {
         nlohmann::ordered_json doc, points = nlohmann::ordered_json::array();
         for (const OpPolicy &c : named)

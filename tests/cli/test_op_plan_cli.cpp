@@ -74,9 +74,19 @@ private slots:
             QVERIFY(point["op_level_peak_bytes"].toInteger() > 0);
             QVERIFY(point["op_level_peak_bytes"].toInteger() <= point["budget_bytes"].toInteger());
         }
+        // The top of the curve keeps everything: PyTorch's run of it is what
+        // `plan --budget` reports for store-all, which holds the step's output
+        // and gradient beyond the plan's own count.
+        const QJsonObject top = curve.last().toObject();
+        QCOMPARE(top["op_level_recompute"].toDouble(), 0.0);
+        const qint64 storeAllInPyTorch = planJson({})["store_all"].toObject()["peak_bytes"].toInteger();
+        QCOMPARE(top["op_level_pytorch_peak_bytes"].toInteger(), storeAllInPyTorch);
+        QVERIFY(storeAllInPyTorch > top["budget_bytes"].toInteger());
         const Result text = remat::test::runRemat(args);
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("proven") && text.out.contains("optimal (gap 0)"), text.out.constData());
+        QVERIFY2(text.out.contains("PyTorch's run of the plan peaks above the budget at 3 of 3 budgets"),
+                 text.out.constData());
     }
 
     void aTimeLimitThatCutsSaysSoInJsonAndText() {
