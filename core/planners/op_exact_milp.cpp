@@ -64,14 +64,22 @@ std::optional<OpPlanResult> OpPlanner::plan(std::int64_t budgetBytes) const {
     return out;
 }
 
+namespace {
+
+// "within 0.42 %": the MILP's plan against its proven bound.
+std::string withinText(const OpPlanResult &r) {
+    char gap[64];
+    std::snprintf(gap, sizeof gap, "within %.2f %%", 100 * (r.recomputeCost - r.lowerBound) / r.recomputeCost);
+    return gap;
+}
+
+} // namespace
+
 std::string OpPlanResult::verdict() const {
     if (exact)
         return solverNodes < 0 ? "exact (gap 0)" : "optimal (gap 0)";
-    if (solverNodes >= 0 && lowerBound > 0) {
-        char gap[64];
-        std::snprintf(gap, sizeof gap, "within %.2f %%", 100 * (recomputeCost - lowerBound) / recomputeCost);
-        return gap;
-    }
+    if (solverNodes >= 0 && lowerBound > 0)
+        return withinText(*this);
     return solverNodes < 0 ? "not proven (gap not bounded)" : "no bound proven";
 }
 
@@ -83,12 +91,8 @@ std::string OpPlanResult::proof(const std::string &inexactReason) const {
                              " branch-and-bound nodes, where the enumeration stops: " + inexactReason + ")";
     if (exact)
         return "optimal (gap 0)" + work;
-    if (lowerBound > 0) {
-        char gap[64];
-        std::snprintf(gap, sizeof gap, "within %.2f %% of the least (proven bound)",
-                      100 * (recomputeCost - lowerBound) / recomputeCost);
-        return gap + work;
-    }
+    if (lowerBound > 0)
+        return withinText(*this) + " of the least (proven bound)" + work;
     return "no bound proven" + work;
 }
 

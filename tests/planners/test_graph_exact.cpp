@@ -204,6 +204,20 @@ private slots:
         }
     }
 
+    // What a plan says of its proof: a gap too small for two decimals keeps its
+    // exponent rather than reading "0.0000 %" beside a plan not called optimal.
+    void proofTexts() {
+        planners::GraphExactPlan plan;
+        plan.cost = 100;
+        QCOMPARE(plan.proof(), std::string("no bound proven"));
+        plan.lowerBound = 96;
+        QCOMPARE(plan.proof(), std::string("within 4.17 % of the least (proven bound)"));
+        plan.lowerBound = 100 - 1e-5;
+        QCOMPARE(plan.proof(), std::string("within 1.0e-05 % of the least (proven bound)"));
+        plan.optimal = true;
+        QCOMPARE(plan.proof(), std::string("optimal (gap 0)"));
+    }
+
     void badEffortIsRefused() {
         planners::GraphExactOptions o;
         o.effort = -1;
