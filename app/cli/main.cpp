@@ -197,6 +197,8 @@ int main(int argc, char **argv) {
                         "block (default) or op: keep or re-run each tensor of an op-level model "
                         "(remat_torch trace --granularity op), planned exactly");
     planCmd->add_option("--effort", plan.effort,
+                        "on a graph: branch-and-bound nodes of the graph planner's MILP, 0 to 1e8 (default 1000 "
+                        "up to 12 layers, 100 up to 24, 10 beyond); "
                         "--granularity op: simulator ops the search may replay, 1 to 1e12 (default " +
                             remat::effortText(remat::kDefaultOpEffort) +
                             "); a function of the model, so the same plan on every machine; beyond, an exact MILP "

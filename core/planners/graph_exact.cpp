@@ -79,24 +79,29 @@ std::vector<Known> knownPlans(const Model &model, BudgetUnit unit, std::int64_t 
     return known;
 }
 
-solver::MilpOptions solverOptions(const GraphExactOptions &options) {
-    if (options.effort < 0 || options.effort > kMaxGraphEffort)
+solver::MilpOptions solverOptions(const Model &model, const GraphExactOptions &options) {
+    const std::int64_t effort = options.effort.value_or(defaultGraphEffort(model));
+    if (effort < 0 || effort > kMaxGraphEffort)
         throw InvalidArgument("the graph planner's effort must be 0 to " + std::to_string(kMaxGraphEffort) +
-                              " branch-and-bound nodes, got " + std::to_string(options.effort));
+                              " branch-and-bound nodes, got " + std::to_string(effort));
     solver::MilpOptions o;
-    o.maxNodes = options.effort;
+    o.maxNodes = effort;
     // Strong branching (a few LPs at every node) is what closes deep
     // searches: nanoGPT's least budget is proven after 478 nodes with it and
     // stays 18.93 % open after 5,000 without. In the default 10-node search it
     // tripled the time on ResNet-18 and U-Net and changed no plan and no bound
     // (docs/planners.md). A function of the effort asked for: the same plan on
     // every machine.
-    o.strongBranching = options.effort >= kStrongBranchingEffort;
+    o.strongBranching = effort >= kStrongBranchingEffort;
     o.cancelled = options.callbacks.cancelled;
     return o;
 }
 
 } // namespace
+
+std::int64_t defaultGraphEffort(const Model &model) {
+    return model.layers() <= 12 ? 1000 : model.layers() <= 24 ? 100 : 10;
+}
 
 std::string GraphExactPlan::proof() const {
     if (optimal)
@@ -116,7 +121,7 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
                               const GraphExactOptions &options) {
     if (unit == BudgetUnit::Slots)
         throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
-    solver::MilpOptions o = solverOptions(options);
+    solver::MilpOptions o = solverOptions(model, options);
     GraphExactPlan plan;
     // Store-all computes every node once: no schedule costs less.
     const std::vector<Op> storeAll = computeOps(model, storeAllOrder(model));
@@ -191,7 +196,7 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
 }
 
 GraphMinimum minimumGraphPeak(const Model &model, BudgetUnit unit, const GraphExactOptions &options) {
-    solver::MilpOptions o = solverOptions(options);
+    solver::MilpOptions o = solverOptions(model, options);
     Schedule recomputeAll;
     recomputeAll.ops = computeOps(model, recomputeAllOrder(model));
     GraphMinimum least;

@@ -15,20 +15,23 @@
 #include "core/schedule.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace remat::planners {
 
-// Branch-and-bound nodes a solve may take by default (bench/graph_planner.sh
-// gives the time and the gaps this reaches on the shipped graphs).
-constexpr std::int64_t kDefaultGraphEffort = 10;
+// Branch-and-bound nodes a solve may take by default: 1000 on graphs of up to
+// 12 layers, 100 up to 24, 10 beyond, where each node's LP is large and the
+// bound barely moves with more (bench/graph_planner.sh gives the time and the
+// gaps this reaches on the shipped and traced graphs).
+std::int64_t defaultGraphEffort(const Model &model);
 constexpr std::int64_t kMaxGraphEffort = 100'000'000;
 // From this many branch-and-bound nodes on, the search branches strongly.
 constexpr std::int64_t kStrongBranchingEffort = 100;
 
 struct GraphExactOptions {
-    std::int64_t effort = kDefaultGraphEffort;
+    std::optional<std::int64_t> effort; // branch-and-bound nodes; empty: defaultGraphEffort(model)
     // More known plans (compute ops with record flags) besides the ones the
     // planner makes itself, such as the plan at a nearby budget.
     std::vector<std::vector<Op>> incumbents;
