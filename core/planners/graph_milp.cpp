@@ -173,7 +173,6 @@ void GraphMilp::build(std::int64_t budget, bool minimizePeak) {
                 presence.push_back({S_[at(t, i)], -1});
             if (t + 1 < V && S_[at(t + 1, i)] >= 0)
                 presence.push_back({S_[at(t + 1, i)], 1});
-            std::vector<std::pair<int, int>> freesOfI; // (k, column)
             std::vector<int> candidates{i};
             for (int v : users[static_cast<std::size_t>(i)])
                 if (v <= lastForward)
@@ -182,9 +181,14 @@ void GraphMilp::build(std::int64_t budget, bool minimizePeak) {
                 if (k == order.back() || R_[at(t, k)] == kZero)
                     continue;
                 bool blocked = false;
+                std::vector<int> later;
                 for (int j : users[static_cast<std::size_t>(i)])
-                    if (j > k && j <= t && R_[at(t, j)] == kOne)
-                        blocked = true;
+                    if (j > k && j <= t) {
+                        if (R_[at(t, j)] == kOne)
+                            blocked = true;
+                        else if (R_[at(t, j)] >= 0)
+                            later.push_back(j);
+                    }
                 if (blocked)
                     continue;
                 const int column = problem_.addColumn(0, 1, 0, false);
@@ -193,26 +197,10 @@ void GraphMilp::build(std::int64_t budget, bool minimizePeak) {
                 if (R_[at(t, k)] >= 0)
                     row({{column, 1}, {R_[at(t, k)], -1}}, -kInf, 0);
                 presence.push_back({column, 1});
-                freesOfI.push_back({k, column});
+                for (int j : later)
+                    row({{column, 1}, {R_[at(t, j)], 1}}, -kInf, 1);
             }
             row(presence, -kInf, 0);
-            // A later reader finds i only if no free before it took it: the
-            // frees before j and j's computation share i's presence too.
-            for (int j : users[static_cast<std::size_t>(i)]) {
-                if (j > t || R_[at(t, j)] < 0)
-                    continue;
-                std::vector<std::pair<int, double>> items{{R_[at(t, j)], 1}, {R_[at(t, i)], -1}};
-                if (i < t)
-                    items.push_back({S_[at(t, i)], -1});
-                bool freedBefore = false; // else this is j's read row, already there
-                for (auto [k, column] : freesOfI)
-                    if (k < j) {
-                        items.push_back({column, 1});
-                        freedBefore = true;
-                    }
-                if (freedBefore)
-                    row(items, -kInf, 0);
-            }
         }
 
         // Memory: U after each computation, from what the stage starts with.
