@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
                         "(remat_torch trace --granularity op), planned exactly");
     planCmd->add_option("--effort", plan.effort,
                         "on a graph: branch-and-bound nodes of the graph planner's MILP, 0 to 1e8 (default 1000 "
-                        "up to 12 layers, 100 up to 24, 10 beyond); "
+                        "up to 12 layers, 50 up to 24, 10 beyond); "
                         "--granularity op: simulator ops the search may replay, 1 to 1e12 (default " +
                             remat::effortText(remat::kDefaultOpEffort) +
                             "); a function of the model, so the same plan on every machine; beyond, an exact MILP "

@@ -100,7 +100,7 @@ solver::MilpOptions solverOptions(const Model &model, const GraphExactOptions &o
 } // namespace
 
 std::int64_t defaultGraphEffort(const Model &model) {
-    return model.layers() <= 12 ? 1000 : model.layers() <= 24 ? 100 : 10;
+    return model.layers() <= 12 ? 1000 : model.layers() <= 24 ? 50 : 10;
 }
 
 std::string GraphExactPlan::proof() const {

@@ -22,7 +22,7 @@
 namespace remat::planners {
 
 // Branch-and-bound nodes a solve may take by default: 1000 on graphs of up to
-// 12 layers, 100 up to 24, 10 beyond, where each node's LP is large and the
+// 12 layers, 50 up to 24, 10 beyond, where each node's LP is large and the
 // bound barely moves with more (bench/graph_planner.sh gives the time and the
 // gaps this reaches on the shipped and traced graphs).
 std::int64_t defaultGraphEffort(const Model &model);
