@@ -3,14 +3,16 @@
 # with a proven bound"): the 48-budget trade-off curve of each, timed, with
 # what was proven at each point and dtr against it. Raw output under OUT.
 #   bench/graph_planner.sh OUT [MODEL.json ...]
-# Without model files: the shipped ResNet-18, U-Net and op-level GPT-2 block;
-# with, those files instead (each named in OUT by its file name less .json).
+# Without model files: the shipped ResNet-18, U-Net, op-level GPT-2 block and
+# the traced MobileNetV2 and nanoGPT (the table of docs/planners.md); with,
+# those files instead (each named in OUT by its file name less .json).
 set -eu
 out=${1:?usage: bench/graph_planner.sh OUT [MODEL.json ...]}
 shift
 if [ $# -eq 0 ]; then
     set -- resources/models/resnet18-batch32.json resources/models/unet-batch8.json \
-        resources/models/gpt2-block-ops.json
+        resources/models/gpt2-block-ops.json resources/models/mobilenet-v2-torchvision-batch8-128px-traced.json \
+        resources/models/nanogpt-2emb-layers4-d256-seq256-batch4-traced.json
 fi
 remat=${REMAT:-build/release/app/cli/remat}
 mkdir -p "$out"
