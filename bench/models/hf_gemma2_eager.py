@@ -1,11 +1,10 @@
 """Hugging Face Gemma2 with eager attention (four RMSNorms a layer, attention
 logit soft-capping, GeGLU; its softmax, masking and value product as separate
 ops): 61 op nodes a layer, for the op-level MILP (docs/planners.md, "Op level:
-beyond enumeration"). Every layer is full attention: Gemma2's alternating
-sliding-window layers build a second mask that feeds every other layer only,
-which op-level planning refuses (a node feeding beyond the next block), and at
-16 tokens the window would change nothing. Needs transformers
-(scripts/torch2-python)."""
+beyond enumeration"). Every layer is full attention here; `tiny_sliding` keeps
+Gemma2's own alternation of sliding-window and full layers, whose full mask
+skips the first layer, so that the op-level MILP plans the model whole. Needs
+transformers (scripts/torch2-python)."""
 import transformers
 
 from remat_torch.hf import token_batch
@@ -23,3 +22,10 @@ def tiny():
 
 def tiny_inputs():
     return token_batch(TINY["vocab_size"], 2, 16)
+
+
+def tiny_sliding():
+    layers = ["sliding_attention", "full_attention", "sliding_attention"]
+    config = transformers.Gemma2Config(**{**TINY, "layer_types": layers, "sliding_window": 4})
+    config._attn_implementation = "eager"
+    return transformers.Gemma2ForCausalLM(config)

@@ -303,6 +303,15 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
     // effort allows. Keep sets tried: the whole block; then the block's
     // output with every closed subset of the candidates: every other node, or
     // the costliest ones (the rest always re-run).
+    if (const std::string skip = op_search::readBeyondNextBlock(model, graph); !skip.empty()) {
+        // No block's neighbourhood holds that tensor's whole life, so there
+        // is nothing to replay block by block. The op-level MILP counts the
+        // whole model and plans the blocks together.
+        decomposed_ = false;
+        exact_ = false;
+        inexactReason_ = skip + ", so the blocks are not searched one by one";
+        return;
+    }
     std::vector<Neighbourhood> hoods; // by group, from 1
     for (std::size_t g = 1; g < groups; ++g)
         hoods.push_back(neighbourhood(model, graph, static_cast<int>(g)));
@@ -418,7 +427,30 @@ std::vector<State> extend(const std::vector<State> &states, const std::vector<Op
 
 } // namespace
 
+std::optional<OpPlanResult> OpPlanner::fallbackPlan(std::int64_t budgetBytes) const {
+    std::optional<OpPlanResult> best;
+    for (const KeepSet &keep : {keepEverything(graph_), keepBlockOutputs(graph_)}) {
+        if (!keepSetProblem(model_, graph_, keep).empty())
+            continue;
+        const std::int64_t peak = Simulator::summarize(model_, opSchedule(model_, graph_, keep, "")).peakBytes;
+        const double cost = recomputeCost(model_, graph_, keep);
+        if (peak <= budgetBytes && (!best || cost < best->recomputeCost))
+            best = OpPlanResult{keep, cost, peak, false};
+    }
+    return best;
+}
+
 std::int64_t OpPlanner::enumeratedMinimumPeak() const {
+    if (!decomposed_) {
+        const auto plan = fallbackPlan(std::numeric_limits<std::int64_t>::max());
+        if (!plan)
+            throw InvalidArgument("no op-level plan of this model is valid: " + inexactReason_);
+        std::int64_t best = plan->predictedPeakBytes;
+        const KeepSet outputs = keepBlockOutputs(graph_);
+        if (keepSetProblem(model_, graph_, outputs).empty())
+            best = std::min(best, Simulator::summarize(model_, opSchedule(model_, graph_, outputs, "")).peakBytes);
+        return best;
+    }
     std::vector<State> states{State{}};
     for (const auto &options : options_)
         states = extend(states, options, std::numeric_limits<std::int64_t>::max(), true);
@@ -433,6 +465,8 @@ std::int64_t OpPlanner::storeAllPeakBytes() const {
 }
 
 std::optional<OpPlanResult> OpPlanner::enumeratedPlan(std::int64_t budgetBytes) const {
+    if (!decomposed_)
+        return fallbackPlan(budgetBytes);
     if (inputGradientStep_ > budgetBytes)
         return std::nullopt;
     std::vector<std::vector<State>> stages{{State{}}};

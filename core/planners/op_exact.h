@@ -76,8 +76,9 @@ struct OpPlanResult {
 
 class OpPlanner {
 public:
-    // Throws InvalidArgument when a block's nodes feed beyond the next block
-    // (the DP's decomposition would not hold), Cancelled when asked to stop.
+    // Where a block's nodes feed beyond the next block the DP's decomposition
+    // does not hold: the op-level MILP plans the whole model (not exact until
+    // it proves a plan). Throws Cancelled when asked to stop.
     OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions options = {});
     // The least peak any plan reaches: the enumeration's, or where it is not
     // exact the op-level MILP's, proven or not (minimumPeakProven).
@@ -108,6 +109,9 @@ private:
     const OpGraph &graph_;
     std::optional<OpPlanResult> enumeratedPlan(std::int64_t budgetBytes) const;
     std::int64_t enumeratedMinimumPeak() const;
+    // Where the blocks do not decompose: the cheaper within the budget of
+    // store-all and per-block checkpointing, the starts the MILP improves.
+    std::optional<OpPlanResult> fallbackPlan(std::int64_t budgetBytes) const;
     bool solves() const;
 
     std::vector<std::vector<Option>> options_; // per group, Pareto-pruned
@@ -121,6 +125,7 @@ private:
     mutable std::optional<Minimum> minimum_;
     std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
     bool exact_ = true;
+    bool decomposed_ = true; // every block's neighbourhood replays on its own (no node feeds beyond the next block)
     bool cutByClock_ = false;
     std::string inexactReason_;
     std::int64_t replayedKeepSets_ = 0, replayedOps_ = 0;

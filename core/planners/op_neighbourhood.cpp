@@ -53,6 +53,27 @@ void addHeldBeyond(Neighbourhood &n, const Model &model, const OpGraph &graph, i
 
 } // namespace
 
+std::string readBeyondNextBlock(const Model &model, const OpGraph &graph) {
+    const auto groupOf = [&](int i) { return graph.groupOf[static_cast<std::size_t>(i)]; };
+    const auto where = [&](int group) {
+        const std::string &module = graph.groups[static_cast<std::size_t>(group)].module;
+        return module.empty() ? std::string("outside the blocks") : "in block " + module;
+    };
+    for (int i = 0; i + 1 < model.forwardCount(); ++i) {
+        const int g = groupOf(i);
+        if (g == 0)
+            continue; // the input: every neighbourhood stands in for it
+        const auto consumers = model.consumers(i);
+        if (consumers.empty() || std::any_of(consumers.begin(), consumers.end(),
+                                             [&](int c) { return groupOf(c) <= g + 1; }))
+            continue;
+        const int c = consumers.front();
+        return model.label(i) + " (" + where(g) + ") is read by " + model.label(c) + " (" + where(groupOf(c)) +
+               ") and by nothing nearer";
+    }
+    return "";
+}
+
 Neighbourhood neighbourhood(const Model &model, const OpGraph &graph, int g) {
     std::vector<int> nodes; // original forward indices; -1: the stand-in input
     if (g >= 2)

@@ -52,4 +52,10 @@ Measured measure(const Neighbourhood &n, const Schedule &s);
 // no block reads such a tensor.
 std::string readFromFurtherBack(const Model &model, const OpGraph &graph);
 
+// A node every reader of which lies beyond the next block (a mask only every
+// other layer reads, an encoder output read by the decoder layers): no
+// neighbourhood holds it, so the search cannot replay blocks one by one and
+// the op-level MILP plans the whole model. Empty when there is none.
+std::string readBeyondNextBlock(const Model &model, const OpGraph &graph);
+
 } // namespace remat::op_search

@@ -25,7 +25,11 @@ struct OpModel {
 // product) in even seeds, and may not in odd ones (a copy, an add). With
 // `sharedInput`, a node outside the blocks right after the input is read by
 // one op of every block (an attention mask made once before the layers).
-inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInput = false) {
+// With `skipping`, some tensors skip a block: that node (when made) is read
+// by every other block only (Gemma2's sliding-window mask), and an op of
+// every block from the third on reads a node of the block two before it (an
+// encoder's output, a long skip).
+inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInput = false, bool skipping = false) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> size(1, 6), cost(0, 5), saved(0, 4), workspace(0, 1);
     std::bernoulli_distribution coin(0.5), skip(0.3);
@@ -44,9 +48,23 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInpu
         opNames.push_back("aten::mul");
     }
     const int shared = sharedInput ? 1 : -1;
+    if (sharedInput && skipping) { // the embedding, made after the mask: the first block reads it, not the mask
+        ForwardSpec embedding;
+        embedding.bytes = size(rng);
+        embedding.gradBytes = size(rng);
+        embedding.inputs = {0};
+        embedding.savesGiven = true;
+        specs.push_back(embedding);
+        modules.push_back("");
+        opNames.push_back("aten::embedding");
+    }
+    std::vector<int> blockStart;
     for (int b = 0; b < blocks; ++b) {
         const int input = static_cast<int>(specs.size()) - 1;
+        blockStart.push_back(input + 1);
+        const bool sharedHere = !skipping || b % 2 == 1;
         const int readsShared = std::uniform_int_distribution<int>(1, std::max(1, ops - 1))(rng);
+        const int readsBack = std::uniform_int_distribution<int>(0, ops - 1)(rng);
         for (int k = 0; k < ops; ++k) {
             const int i = static_cast<int>(specs.size());
             ForwardSpec s;
@@ -59,8 +77,11 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInpu
             s.inputs = {i - 1};
             if (k >= 1 && skip(rng))
                 s.inputs.push_back(std::uniform_int_distribution<int>(input, i - 2)(rng));
-            if (shared >= 0 && k == readsShared && shared != input)
+            if (shared >= 0 && sharedHere && k == readsShared && shared != input)
                 s.inputs.push_back(shared);
+            if (skipping && b >= 2 && k == readsBack)
+                s.inputs.push_back(std::uniform_int_distribution<int>(blockStart[static_cast<std::size_t>(b - 2)],
+                                                                      blockStart[static_cast<std::size_t>(b - 1)] - 1)(rng));
             s.savesGiven = true;
             for (int p : s.inputs)
                 if ((k == 0 && seed % 2 == 0) || coin(rng))

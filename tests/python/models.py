@@ -282,6 +282,51 @@ def masked_token_inputs():
     return {"input_ids": input_ids, "attention_mask": mask, "labels": input_ids.clone()}
 
 
+class AdditiveMaskBlock(nn.Module):
+    """Attention with an additive mask (0 or -1e9 per key), then an MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(WIDTH)
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
+        self.proj = nn.Linear(WIDTH, WIDTH)
+        self.fc = nn.Linear(WIDTH, HIDDEN)
+        self.out = nn.Linear(HIDDEN, WIDTH)
+
+    def forward(self, h, mask):
+        q, k, v = self.qkv(self.norm(h)).chunk(3, dim=-1)
+        scores = (q @ k.transpose(-2, -1)) / WIDTH ** 0.5 + mask[:, None, :]
+        h = h + self.proj(scores.softmax(-1) @ v)
+        return h + self.out(torch.tanh(self.fc(h)))
+
+
+class AlternatingMaskLM(nn.Module):
+    """Gemma2's pattern of layers: a windowed mask for the even blocks, the
+    full padding mask for the odd ones, both made once before the blocks. The
+    full mask skips the first block: no block and the one after it hold its
+    whole life, so the op-level search cannot take the blocks one by one."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.ModuleList([AdditiveMaskBlock() for _ in range(3)])
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, input_ids, attention_mask, labels):
+        full = (1.0 - attention_mask.float()) * -1e9
+        windowed = (1.0 - attention_mask.float() * (torch.arange(SEQ) >= 2).float()) * -1e9
+        h = self.embed(input_ids)
+        for i, block in enumerate(self.blocks):
+            h = block(h, windowed if i % 2 == 0 else full)
+        logits = self.head(h)
+        return {"loss": nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten()), "logits": logits}
+
+
+def alternating_mask_lm():
+    torch.manual_seed(0)
+    return AlternatingMaskLM()
+
+
 class ShiftedLabelsLM(nn.Module):
     """Given labels alone, builds its decoder's token ids from them as Hugging
     Face's BART and T5 do (shift_tokens_right): new_zeros, a slice assigned,

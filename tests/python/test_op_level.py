@@ -319,6 +319,19 @@ class LanguageModelOpLevelTest(Workdir):
         self.assertEqual(status, 0, err)
         self.plan_apply_verify(spec, inputs)
 
+    def test_a_mask_that_skips_a_block_is_planned_whole_and_verifies(self):
+        # tests/python/models.py: AlternatingMaskLM, Gemma2's pattern of layers.
+        spec = f"{MODELS}:alternating_mask_lm"
+        status, _, err = run_main("trace", "--granularity", "op", "--model", spec, "--inputs",
+                                  LM_INPUTS["function"], "-o", self.path("ops.json"))
+        self.assertEqual(status, 0, err)
+        plan = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                               "--solver-nodes", "200", "--budget", "1GiB"], capture_output=True, text=True,
+                              timeout=120)
+        self.assertEqual(plan.returncode, 0, plan.stderr)
+        self.assertIn("by nothing nearer, so the blocks are not searched one by one", plan.stdout)
+        self.plan_apply_verify(spec, LM_INPUTS)
+
     def test_pytorch_run_of_language_models_within_one_percent(self):
         """PyTorch's run of a plan (app/cli/op_plan_command.cpp, pytorchRun;
         FLOP costs, so the same plans on every trace): gpt.py:tiny's tightest
