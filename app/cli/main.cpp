@@ -207,7 +207,8 @@ int main(int argc, char **argv) {
                         "--granularity op: branch-and-bound nodes the MILP may take where the enumeration stops "
                         "(default " +
                             remat::effortText(remat::kDefaultOpSolverEffort) +
-                            "; 0: the enumeration's plan, its gap not bounded)");
+                            ", and as many again in a second search, with CBC's preprocessing, where the first "
+                            "leaves a gap; 0: the enumeration's plan, its gap not bounded)");
     planCmd->add_option("--time-limit", plan.timeLimit,
                         "--granularity op: a wall-clock limit in seconds, off by default; a plan it cuts is marked "
                         "not reproducible (it depends on the machine's speed)");

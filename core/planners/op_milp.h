@@ -11,8 +11,9 @@
 // output, its saved internals, a gradient) lives from the slot that makes it
 // to the last present slot that reads that copy, as insertFrees frees it.
 // Whether a copy is alive at a slot is an OR of ANDs of at most three of
-// those literals; a continuous z >= each AND says so exactly at every integer
-// point, since nothing but the budget rows pushes z up. The memory at every
+// those literals; a z >= each AND says so exactly at every integer point,
+// since nothing but the budget rows pushes z up (z is declared binary all the
+// same: CBC's cuts then see memory rows over binaries alone). The memory at every
 // slot is then linear, the simulator's count (outputs resident, internals
 // held, the op's workspace), and the objective is the re-run cost.
 #include "core/model.h"
@@ -78,9 +79,12 @@ private:
 };
 
 struct OpMilpOptions {
-    std::int64_t effort = 1000; // branch-and-bound nodes
+    std::int64_t effort = 1000; // branch-and-bound nodes, of each search
     std::vector<KeepSet> starts;
     std::function<bool()> cancelled;
+    // A plan's second search, with CBC's preprocessing, where the first
+    // leaves a gap (planOpMilp).
+    bool secondSearch = true;
 };
 
 struct OpMilpPlan {

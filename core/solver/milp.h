@@ -64,6 +64,12 @@ struct MilpOptions {
     // node): off for the graph MILP, where it tripled the time of its
     // 10-node searches and changed no plan and no bound (docs/planners.md).
     bool strongBranching = true;
+    // CBC's preprocessing (probing, fixing, tightened rows) before the
+    // search: a different search, which proves some op-level budgets the
+    // plain one leaves open and leaves open others it proves
+    // (docs/planners.md): the op-level planner runs it second, where the
+    // first search left a gap.
+    bool preprocess = false;
 };
 
 struct MilpResult {

@@ -113,7 +113,8 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     // the exact graph planner's problems for bounds no better than the LP's
     // (docs/planners.md): off, so that the work goes into branching. The
     // op-level problems ask for cuts (MilpOptions::cuts): they close gaps
-    // there that branching alone leaves open.
+    // there that branching alone leaves open; and for preprocessing in a
+    // second search where the first left a gap (MilpOptions::preprocess).
     // Clp's presolve also leaks a buffer per solve (CoinUtils 2.11, implied_free_action), which
     // LeakSanitizer reports: off too, for a few per cent more time on the first LP.
     const char *argv[] = {"remat",
@@ -122,7 +123,7 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
                           "-slog",
                           "0",
                           "-preprocess",
-                          "off",
+                          options.preprocess ? "on" : "off",
                           "-presolve",
                           "off",
                           "-cuts",

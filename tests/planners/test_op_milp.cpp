@@ -141,6 +141,49 @@ private slots:
         }
     }
 
+    // Where one search of a few nodes leaves a gap, the second (CBC's
+    // preprocessing, from the first's plan) never loses what the first found,
+    // and what either proves holds: the bound never above the least cost a
+    // full search proves, a plan called optimal costs that least. Blocks of
+    // 40 op nodes, beyond exhaustive search and open after a search of the root alone.
+    void aSecondSearchKeepsWhatTheFirstProved() {
+        int open = 0; // budgets the first search alone leaves open
+        for (unsigned seed : {3u, 4u}) {
+            const OpModel m = randomOpModel(3, 40, seed);
+            OpPlannerOptions enumeration;
+            enumeration.effort = 200'000;
+            enumeration.solverEffort = 0;
+            const OpPlanner dp(m.model, m.graph, enumeration);
+            const std::int64_t least = dp.minimumPeakBytes(), most = dp.storeAllPeakBytes();
+            for (int k = 0; k <= 4; ++k) {
+                const std::int64_t budget = least + (most - least) * k / 4;
+                const QString where = QString("seed %1 budget %2").arg(seed).arg(budget);
+                OpMilpOptions full{100000, {}, {}};
+                full.secondSearch = false;
+                const auto reference = planOpMilp(m.model, m.graph, budget, full);
+                QVERIFY2(reference && reference->optimal, qPrintable(where));
+                OpMilpOptions one{0, {}, {}};
+                one.secondSearch = false;
+                const auto first = planOpMilp(m.model, m.graph, budget, one);
+                const auto both = planOpMilp(m.model, m.graph, budget, {0, {}, {}});
+                if (!first || !both)
+                    continue; // no plan found in 2 nodes (none given to start from)
+                open += !first->optimal;
+                QVERIFY2(both->recomputeCost <= first->recomputeCost, qPrintable(where));
+                QVERIFY2(both->lowerBound >= first->lowerBound - 1e-9, qPrintable(where));
+                for (const auto &plan : {first, both}) {
+                    QVERIFY2(plan->lowerBound <= reference->recomputeCost + 1e-9, qPrintable(where));
+                    if (plan->optimal)
+                        QCOMPARE(plan->recomputeCost, reference->recomputeCost);
+                    QCOMPARE(plan->peakBytes, simulatedPeak(m, plan->keep));
+                    QVERIFY(plan->peakBytes <= budget);
+                }
+            }
+        }
+        qInfo("%d budgets left open by the first search", open);
+        QVERIFY2(open >= 3, qPrintable(QString("%1 budgets left open by the first search").arg(open)));
+    }
+
     void provesBlocksTooLargeToEnumerate() {
         // Blocks of 40 op nodes: beyond the op-level search's 24, so its
         // plans are not exact; the MILP's are proven and never cost more.
