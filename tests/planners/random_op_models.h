@@ -37,27 +37,21 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInpu
     std::vector<ForwardSpec> specs(1);
     specs[0].bytes = size(rng);
     std::vector<std::string> modules{""}, opNames{""};
-    if (sharedInput) {
-        ForwardSpec mask;
-        mask.bytes = size(rng);
-        mask.gradBytes = size(rng);
-        mask.inputs = {0};
-        mask.savesGiven = true;
-        specs.push_back(mask);
+    const auto outsideBlocks = [&](const char *op) { // a node reading the input, before the blocks
+        ForwardSpec s;
+        s.bytes = size(rng);
+        s.gradBytes = size(rng);
+        s.inputs = {0};
+        s.savesGiven = true;
+        specs.push_back(s);
         modules.push_back("");
-        opNames.push_back("aten::mul");
-    }
+        opNames.push_back(op);
+    };
+    if (sharedInput)
+        outsideBlocks("aten::mul");
     const int shared = sharedInput ? 1 : -1;
-    if (sharedInput && skipping) { // the embedding, made after the mask: the first block reads it, not the mask
-        ForwardSpec embedding;
-        embedding.bytes = size(rng);
-        embedding.gradBytes = size(rng);
-        embedding.inputs = {0};
-        embedding.savesGiven = true;
-        specs.push_back(embedding);
-        modules.push_back("");
-        opNames.push_back("aten::embedding");
-    }
+    if (sharedInput && skipping) // the embedding, made after the mask: the first block reads it, not the mask
+        outsideBlocks("aten::embedding");
     std::vector<int> blockStart;
     for (int b = 0; b < blocks; ++b) {
         const int input = static_cast<int>(specs.size()) - 1;

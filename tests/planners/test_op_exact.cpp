@@ -31,6 +31,27 @@ std::vector<std::int64_t> budgets(std::int64_t from, std::int64_t to) {
 
 class OpExactTest : public QObject {
     Q_OBJECT
+    // The planner's least peak and its plan at every budget from there to
+    // store-all's: proven, and what exhaustive search finds.
+    void provesEveryBudgetAsExhaustiveSearch(const OpModel &m, const OpPlanner &planner, unsigned seed) {
+        const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
+        QVERIFY2(planner.minimumPeakProven(), qPrintable(QString("seed %1").arg(seed)));
+        QVERIFY2(!exhaustiveOpPlan(m.model, m.graph, least - 1, false), qPrintable(QString("seed %1").arg(seed)));
+        for (std::int64_t budget : budgets(least, most)) {
+            const QString at = QString("seed %1 budget %2").arg(seed).arg(budget);
+            const auto reference = exhaustiveOpPlan(m.model, m.graph, budget, false);
+            QVERIFY2(reference, qPrintable(at));
+            const auto solved = planner.plan(budget);
+            QVERIFY2(solved && solved->exact, qPrintable(at));
+            QVERIFY2(solved->recomputeCost == reference->recomputeCost,
+                     qPrintable(at + QString(": %1, exhaustive search %2")
+                                         .arg(solved->recomputeCost)
+                                         .arg(reference->recomputeCost)));
+            QCOMPARE(Simulator::summarize(m.model, opSchedule(m.model, m.graph, solved->keep, "")).peakBytes,
+                     solved->predictedPeakBytes);
+        }
+    }
+
 private slots:
     void statedSavesDecideWhatGradientsRead() {
         // 0 -> 1 (keeps nothing, an add) -> 2 (keeps its output, a softmax) -> 3 (keeps its input)
@@ -120,22 +141,9 @@ private slots:
             const OpPlanner search(m.model, m.graph, searchOnly), planner(m.model, m.graph);
             QVERIFY(!search.exact());
             QVERIFY(search.inexactReason().find("reads") != std::string::npos);
-            const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
-            QVERIFY2(planner.minimumPeakProven(), qPrintable(QString("seed %1").arg(seed)));
-            QVERIFY2(!exhaustiveOpPlan(m.model, m.graph, least - 1, false), qPrintable(QString("seed %1").arg(seed)));
-            for (std::int64_t budget : budgets(least, most)) {
-                const QString at = QString("seed %1 budget %2").arg(seed).arg(budget);
-                const auto reference = exhaustiveOpPlan(m.model, m.graph, budget, false);
-                QVERIFY2(reference, qPrintable(at));
-                const auto solved = planner.plan(budget);
-                QVERIFY2(solved && solved->exact, qPrintable(at));
-                QVERIFY2(solved->recomputeCost == reference->recomputeCost,
-                         qPrintable(at + QString(": %1, exhaustive search %2")
-                                             .arg(solved->recomputeCost)
-                                             .arg(reference->recomputeCost)));
-                QCOMPARE(Simulator::summarize(m.model, opSchedule(m.model, m.graph, solved->keep, "")).peakBytes,
-                         solved->predictedPeakBytes);
-            }
+            provesEveryBudgetAsExhaustiveSearch(m, planner, seed);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 
@@ -150,22 +158,9 @@ private slots:
             const OpPlanner planner(m.model, m.graph);
             QVERIFY(!planner.exact());
             wholeModel += planner.inexactReason().find("nothing nearer") != std::string::npos;
-            const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
-            QVERIFY2(planner.minimumPeakProven(), qPrintable(QString("seed %1").arg(seed)));
-            QVERIFY2(!exhaustiveOpPlan(m.model, m.graph, least - 1, false), qPrintable(QString("seed %1").arg(seed)));
-            for (std::int64_t budget : budgets(least, most)) {
-                const QString at = QString("seed %1 budget %2").arg(seed).arg(budget);
-                const auto reference = exhaustiveOpPlan(m.model, m.graph, budget, false);
-                QVERIFY2(reference, qPrintable(at));
-                const auto solved = planner.plan(budget);
-                QVERIFY2(solved && solved->exact, qPrintable(at));
-                QVERIFY2(solved->recomputeCost == reference->recomputeCost,
-                         qPrintable(at + QString(": %1, exhaustive search %2")
-                                             .arg(solved->recomputeCost)
-                                             .arg(reference->recomputeCost)));
-                QCOMPARE(Simulator::summarize(m.model, opSchedule(m.model, m.graph, solved->keep, "")).peakBytes,
-                         solved->predictedPeakBytes);
-            }
+            provesEveryBudgetAsExhaustiveSearch(m, planner, seed);
+            if (QTest::currentTestFailed())
+                return;
         }
         QVERIFY2(wholeModel >= 20, qPrintable(QString("%1 of 60 models planned whole").arg(wholeModel)));
     }

@@ -282,16 +282,9 @@ def masked_token_inputs():
     return {"input_ids": input_ids, "attention_mask": mask, "labels": input_ids.clone()}
 
 
-class AdditiveMaskBlock(nn.Module):
-    """Attention with an additive mask (0 or -1e9 per key), then an MLP."""
-
-    def __init__(self):
-        super().__init__()
-        self.norm = nn.LayerNorm(WIDTH)
-        self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
-        self.proj = nn.Linear(WIDTH, WIDTH)
-        self.fc = nn.Linear(WIDTH, HIDDEN)
-        self.out = nn.Linear(HIDDEN, WIDTH)
+class AdditiveMaskBlock(SideMaskBlock):
+    """SideMaskBlock's layers with an additive mask (0 or -1e9 per key), no
+    dropout, the MLP's output unmasked."""
 
     def forward(self, h, mask):
         q, k, v = self.qkv(self.norm(h)).chunk(3, dim=-1)
