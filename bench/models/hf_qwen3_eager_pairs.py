@@ -7,9 +7,8 @@ blocks: each Pair module runs its two HF layers in turn with the arguments
 the HF model passes to one, so the model itself is unchanged (six layers, as
 shipped). Gemma2 pairs come to 122 and Gemma3 pairs (q/k norms too) to 144,
 past the 90 to 120 aimed at; decoder layers with cross-attention stay smaller
-(BART 41; T5 64, its first 85 with the relative position bias), and op-level
-planning refuses them (the encoder's output feeds every decoder layer). Needs
-transformers (scripts/torch2-python)."""
+(BART 41; T5 64, its first 85 with the relative position bias; hf_bart.py,
+hf_t5.py). Needs transformers (scripts/torch2-python)."""
 import torch
 import transformers
 

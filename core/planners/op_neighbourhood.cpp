@@ -59,17 +59,24 @@ std::string readBeyondNextBlock(const Model &model, const OpGraph &graph) {
         const std::string &module = graph.groups[static_cast<std::size_t>(group)].module;
         return module.empty() ? std::string("outside the blocks") : "in block " + module;
     };
+    const auto named = [&](int i) { return model.label(i) + " (" + where(groupOf(i)) + ")"; };
+    const int groups = static_cast<int>(graph.groups.size());
     for (int i = 0; i + 1 < model.forwardCount(); ++i) {
         const int g = groupOf(i);
-        if (g == 0)
-            continue; // the input: every neighbourhood stands in for it
         const auto consumers = model.consumers(i);
-        if (consumers.empty() || std::any_of(consumers.begin(), consumers.end(),
-                                             [&](int c) { return groupOf(c) <= g + 1; }))
-            continue;
-        const int c = consumers.front();
-        return model.label(i) + " (" + where(g) + ") is read by " + model.label(c) + " (" + where(groupOf(c)) +
-               ") and by nothing nearer";
+        if (g == 0 || consumers.empty())
+            continue; // the input: every neighbourhood stands in for it
+        // Block g's neighbourhood replays groups g and g + 1: a node there
+        // needs a reader within them.
+        if (std::none_of(consumers.begin(), consumers.end(), [&](int c) { return groupOf(c) <= g + 1; }))
+            return named(i) + " is read by " + named(consumers.front()) + " and by nothing nearer";
+        // Block g - 1's replays group g as its next block, up to that group's
+        // last node: a node before it needs a reader in the group.
+        const bool last = graph.groups[static_cast<std::size_t>(g)].nodes.back() == i;
+        if (g >= 2 && g < groups && !last &&
+            std::none_of(consumers.begin(), consumers.end(), [&](int c) { return groupOf(c) == g; }))
+            return named(i) + ", not the last node of its group, is read by " + named(consumers.front()) +
+                   " and by nothing in its group";
     }
     return "";
 }

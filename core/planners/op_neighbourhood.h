@@ -52,10 +52,12 @@ Measured measure(const Neighbourhood &n, const Schedule &s);
 // no block reads such a tensor.
 std::string readFromFurtherBack(const Model &model, const OpGraph &graph);
 
-// A node every reader of which lies beyond the next block (a mask only every
-// other layer reads, an encoder output read by the decoder layers): no
-// neighbourhood holds it, so the search cannot replay blocks one by one and
-// the op-level MILP plans the whole model. Empty when there is none.
+// A node no neighbourhood holds with a reader: every reader beyond the next
+// block (a mask only every other layer reads), or, inside a group, only
+// later groups (an encoder's output, made between the encoder's and the
+// decoder's blocks beside the decoder's embedding, read by the decoder
+// layers). The search cannot replay such blocks one by one, and the op-level
+// MILP plans the whole model. Empty when there is none.
 std::string readBeyondNextBlock(const Model &model, const OpGraph &graph);
 
 } // namespace remat::op_search

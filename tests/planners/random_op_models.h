@@ -26,9 +26,10 @@ struct OpModel {
 // `sharedInput`, a node outside the blocks right after the input is read by
 // one op of every block (an attention mask made once before the layers).
 // With `skipping`, some tensors skip a block: that node (when made) is read
-// by every other block only (Gemma2's sliding-window mask), and an op of
-// every block from the third on reads a node of the block two before it (an
-// encoder's output, a long skip).
+// by every other block only (Gemma2's sliding-window mask); an op of every
+// block from the third on reads a node of the block two before it (a long
+// skip); and halfway, an encoder's output made between the blocks, beside the
+// next block's input, is read by every later block.
 inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInput = false, bool skipping = false) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> size(1, 6), cost(0, 5), saved(0, 4), workspace(0, 1);
@@ -53,7 +54,18 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInpu
     if (sharedInput && skipping) // the embedding, made after the mask: the first block reads it, not the mask
         outsideBlocks("aten::embedding");
     std::vector<int> blockStart;
+    int encoderOutput = -1; // with `skipping`: made between the blocks, read by every later block
     for (int b = 0; b < blocks; ++b) {
+        if (skipping && b >= 1 && b == blocks / 2) {
+            // An encoder's output and the decoder's embedding, both outside
+            // the blocks: the decoder's blocks read the first, the next block
+            // only the second.
+            encoderOutput = static_cast<int>(specs.size());
+            outsideBlocks("aten::native_layer_norm");
+            specs.back().inputs = {encoderOutput - 1};
+            specs.back().savedInputs = specs.back().inputs;
+            outsideBlocks("aten::embedding");
+        }
         const int input = static_cast<int>(specs.size()) - 1;
         blockStart.push_back(input + 1);
         const bool sharedHere = !skipping || b % 2 == 1;
@@ -73,6 +85,8 @@ inline OpModel randomOpModel(int blocks, int ops, unsigned seed, bool sharedInpu
                 s.inputs.push_back(std::uniform_int_distribution<int>(input, i - 2)(rng));
             if (shared >= 0 && sharedHere && k == readsShared && shared != input)
                 s.inputs.push_back(shared);
+            if (encoderOutput >= 0 && k == (readsBack + 1) % ops)
+                s.inputs.push_back(encoderOutput);
             if (skipping && b >= 2 && k == readsBack)
                 s.inputs.push_back(std::uniform_int_distribution<int>(blockStart[static_cast<std::size_t>(b - 2)],
                                                                       blockStart[static_cast<std::size_t>(b - 1)] - 1)(rng));
