@@ -6,13 +6,15 @@
 # proven at each point. Raw output under OUT.
 #   bench/op_milp_hf.sh OUT [FILE.py:CALLABLE ...]
 # Without models: Llama and Gemma2 (every layer full attention, and Gemma2's
-# own alternation of sliding-window and full layers) and Qwen3 in pairs.
+# own alternation of sliding-window and full layers), Qwen3 in pairs, and the
+# encoder-decoders BART and T5.
 set -eu
 out=${1:?usage: bench/op_milp_hf.sh OUT [FILE.py:CALLABLE ...]}
 shift
 if [ $# -eq 0 ]; then
     set -- bench/models/hf_llama_eager.py:tiny bench/models/hf_gemma2_eager.py:tiny \
-        bench/models/hf_gemma2_eager.py:tiny_sliding bench/models/hf_qwen3_eager_pairs.py:tiny
+        bench/models/hf_gemma2_eager.py:tiny_sliding bench/models/hf_qwen3_eager_pairs.py:tiny \
+        bench/models/hf_bart.py:tiny bench/models/hf_t5.py:tiny
 fi
 remat=${REMAT:-build/release/app/cli/remat}
 mkdir -p "$out"
