@@ -288,8 +288,7 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     const auto &result = fitted.result;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!result)
-        throw InvalidArgument("--budget " + options.budget + " is below the least peak any op-level plan reaches, " +
-                              formatBytes(planner.minimumPeakBytes()));
+        throw InvalidArgument(planner.noPlanMessage(options.budget));
     const Search search{result->exact,        result->cutByClock,    planner.inexactReason(),
                         searchOptions.effort, planner.replayedOps(), result->proof(planner.inexactReason())};
     const OpPolicy plan =

@@ -299,10 +299,6 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
     const std::size_t groups = graph.groups.size();
     options_.resize(groups);
     options_[0].push_back({model.bytes(model.inputNode()), 0, 0, {1}});
-    // Blocks alike are searched once, each as widely as its share of the
-    // effort allows. Keep sets tried: the whole block; then the block's
-    // output with every closed subset of the candidates: every other node, or
-    // the costliest ones (the rest always re-run).
     if (const std::string skip = op_search::readBeyondNextBlock(model, graph); !skip.empty()) {
         // No block's neighbourhood holds that tensor's whole life, so there
         // is nothing to replay block by block. The op-level MILP counts the
@@ -312,6 +308,10 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
         inexactReason_ = skip + ", so the blocks are not searched one by one";
         return;
     }
+    // Blocks alike are searched once, each as widely as its share of the
+    // effort allows. Keep sets tried: the whole block; then the block's
+    // output with every closed subset of the candidates: every other node, or
+    // the costliest ones (the rest always re-run).
     std::vector<Neighbourhood> hoods; // by group, from 1
     for (std::size_t g = 1; g < groups; ++g)
         hoods.push_back(neighbourhood(model, graph, static_cast<int>(g)));
@@ -427,28 +427,21 @@ std::vector<State> extend(const std::vector<State> &states, const std::vector<Op
 
 } // namespace
 
-std::optional<OpPlanResult> OpPlanner::fallbackPlan(std::int64_t budgetBytes) const {
-    std::optional<OpPlanResult> best;
-    for (const KeepSet &keep : {keepEverything(graph_), keepBlockOutputs(graph_)}) {
-        if (!keepSetProblem(model_, graph_, keep).empty())
-            continue;
-        const std::int64_t peak = Simulator::summarize(model_, opSchedule(model_, graph_, keep, "")).peakBytes;
-        const double cost = recomputeCost(model_, graph_, keep);
-        if (peak <= budgetBytes && (!best || cost < best->recomputeCost))
-            best = OpPlanResult{keep, cost, peak, false};
-    }
-    return best;
+std::vector<OpPlanResult> OpPlanner::fallbackPlans() const {
+    std::vector<OpPlanResult> plans;
+    for (const KeepSet &keep : {keepEverything(graph_), keepBlockOutputs(graph_)})
+        if (keepSetProblem(model_, graph_, keep).empty())
+            plans.push_back({keep, recomputeCost(model_, graph_, keep),
+                             Simulator::summarize(model_, opSchedule(model_, graph_, keep, "")).peakBytes, false});
+    return plans;
 }
 
 std::int64_t OpPlanner::enumeratedMinimumPeak() const {
     if (!decomposed_) {
-        const auto plan = fallbackPlan(std::numeric_limits<std::int64_t>::max());
-        if (!plan)
-            throw InvalidArgument("no op-level plan of this model is valid: " + inexactReason_);
-        std::int64_t best = plan->predictedPeakBytes;
-        const KeepSet outputs = keepBlockOutputs(graph_);
-        if (keepSetProblem(model_, graph_, outputs).empty())
-            best = std::min(best, Simulator::summarize(model_, opSchedule(model_, graph_, outputs, "")).peakBytes);
+        const std::vector<OpPlanResult> plans = fallbackPlans(); // store-all is always valid
+        std::int64_t best = std::numeric_limits<std::int64_t>::max();
+        for (const OpPlanResult &p : plans)
+            best = std::min(best, p.predictedPeakBytes);
         return best;
     }
     std::vector<State> states{State{}};
@@ -465,8 +458,13 @@ std::int64_t OpPlanner::storeAllPeakBytes() const {
 }
 
 std::optional<OpPlanResult> OpPlanner::enumeratedPlan(std::int64_t budgetBytes) const {
-    if (!decomposed_)
-        return fallbackPlan(budgetBytes);
+    if (!decomposed_) {
+        std::optional<OpPlanResult> best;
+        for (OpPlanResult &p : fallbackPlans())
+            if (p.predictedPeakBytes <= budgetBytes && (!best || p.recomputeCost < best->recomputeCost))
+                best = std::move(p);
+        return best;
+    }
     if (inputGradientStep_ > budgetBytes)
         return std::nullopt;
     std::vector<std::vector<State>> stages{{State{}}};

@@ -84,6 +84,9 @@ public:
     // exact the op-level MILP's, proven or not (minimumPeakProven).
     std::int64_t minimumPeakBytes() const;
     bool minimumPeakProven() const;
+    // Why no plan fits `budget` (as the user wrote it): below the least peak,
+    // proven, or below the least found, when that is not proven.
+    std::string noPlanMessage(const std::string &budget) const;
     // Store-all's peak (every block kept whole).
     std::int64_t storeAllPeakBytes() const;
     // The least re-run cost within `budgetBytes`; nullopt when no plan fits.
@@ -109,9 +112,9 @@ private:
     const OpGraph &graph_;
     std::optional<OpPlanResult> enumeratedPlan(std::int64_t budgetBytes) const;
     std::int64_t enumeratedMinimumPeak() const;
-    // Where the blocks do not decompose: the cheaper within the budget of
-    // store-all and per-block checkpointing, the starts the MILP improves.
-    std::optional<OpPlanResult> fallbackPlan(std::int64_t budgetBytes) const;
+    // Where the blocks do not decompose: store-all and per-block
+    // checkpointing (where valid), simulated, the starts the MILP improves.
+    std::vector<OpPlanResult> fallbackPlans() const;
     bool solves() const;
 
     std::vector<std::vector<Option>> options_; // per group, Pareto-pruned

@@ -4,6 +4,7 @@
 // proven (docs/planners.md, "Op level: beyond enumeration").
 #include "core/planners/op_exact.h"
 #include "core/planners/op_milp.h"
+#include "core/units.h"
 #include "core/solver/milp.h"
 
 #include <cstdio>
@@ -29,6 +30,13 @@ std::int64_t OpPlanner::minimumPeakBytes() const {
         }
     }
     return minimum_->peak;
+}
+
+std::string OpPlanner::noPlanMessage(const std::string &budget) const {
+    const std::string least = formatBytes(minimumPeakBytes());
+    return minimumPeakProven() ? "--budget " + budget + " is below the least peak any op-level plan reaches, " + least
+                               : "--budget " + budget + " is below the least peak of any op-level plan found, " +
+                                     least + " (not proven the least: " + inexactReason_ + ")";
 }
 
 bool OpPlanner::minimumPeakProven() const {

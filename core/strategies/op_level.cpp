@@ -72,9 +72,7 @@ KeepSet planForBudget(const Model &model, const OpGraph &graph, const StrategyPa
     const OpPlanner planner(model, graph, options);
     const auto result = planner.plan(*params.budgetBytes);
     if (!result)
-        throw InvalidArgument("--budget " + formatBytes(*params.budgetBytes) +
-                              " is below the least peak any op-level plan reaches, " +
-                              formatBytes(planner.minimumPeakBytes()));
+        throw InvalidArgument(planner.noPlanMessage(formatBytes(*params.budgetBytes)));
     return result->keep;
 }
 

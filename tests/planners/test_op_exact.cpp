@@ -171,6 +171,21 @@ private slots:
                                 .arg(madeBetween)));
     }
 
+    // Below the least peak, the refusal calls it the least only where it is
+    // proven: not with the MILP off on a model planned whole.
+    void aLeastPeakNotProvenIsNotCalledTheLeast() {
+        const OpModel m = randomOpModel(4, 3, 2, true, true);
+        OpPlannerOptions noSolver;
+        noSolver.solverEffort = 0;
+        const OpPlanner guess(m.model, m.graph, noSolver), solved(m.model, m.graph);
+        QVERIFY(!guess.minimumPeakProven());
+        QVERIFY(solved.minimumPeakProven());
+        const std::string guessed = guess.noPlanMessage("1B"), proven = solved.noPlanMessage("1B");
+        QVERIFY2(guessed.find("not proven the least") != std::string::npos, guessed.c_str());
+        QVERIFY2(proven.find("any op-level plan reaches, ") != std::string::npos, proven.c_str());
+        QVERIFY(!guess.plan(1) && !solved.plan(1));
+    }
+
     void opCurveNeverAboveBlockCurve() {
         for (unsigned seed = 30; seed < 40; ++seed) {
             const OpModel m = randomOpModel(3, 4, seed);
