@@ -306,6 +306,10 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
         decomposed_ = false;
         exact_ = false;
         inexactReason_ = skip + ", so the blocks are not searched one by one";
+        for (const KeepSet &keep : {keepEverything(graph), keepBlockOutputs(graph)})
+            if (keepSetProblem(model, graph, keep).empty()) // store-all always is
+                fallback_.push_back({keep, recomputeCost(model, graph, keep),
+                                     Simulator::summarize(model, opSchedule(model, graph, keep, "")).peakBytes, false});
         return;
     }
     // Blocks alike are searched once, each as widely as its share of the
@@ -427,20 +431,10 @@ std::vector<State> extend(const std::vector<State> &states, const std::vector<Op
 
 } // namespace
 
-std::vector<OpPlanResult> OpPlanner::fallbackPlans() const {
-    std::vector<OpPlanResult> plans;
-    for (const KeepSet &keep : {keepEverything(graph_), keepBlockOutputs(graph_)})
-        if (keepSetProblem(model_, graph_, keep).empty())
-            plans.push_back({keep, recomputeCost(model_, graph_, keep),
-                             Simulator::summarize(model_, opSchedule(model_, graph_, keep, "")).peakBytes, false});
-    return plans;
-}
-
 std::int64_t OpPlanner::enumeratedMinimumPeak() const {
     if (!decomposed_) {
-        const std::vector<OpPlanResult> plans = fallbackPlans(); // store-all is always valid
         std::int64_t best = std::numeric_limits<std::int64_t>::max();
-        for (const OpPlanResult &p : plans)
+        for (const OpPlanResult &p : fallback_)
             best = std::min(best, p.predictedPeakBytes);
         return best;
     }
@@ -460,9 +454,9 @@ std::int64_t OpPlanner::storeAllPeakBytes() const {
 std::optional<OpPlanResult> OpPlanner::enumeratedPlan(std::int64_t budgetBytes) const {
     if (!decomposed_) {
         std::optional<OpPlanResult> best;
-        for (OpPlanResult &p : fallbackPlans())
+        for (const OpPlanResult &p : fallback_)
             if (p.predictedPeakBytes <= budgetBytes && (!best || p.recomputeCost < best->recomputeCost))
-                best = std::move(p);
+                best = p;
         return best;
     }
     if (inputGradientStep_ > budgetBytes)

@@ -112,9 +112,6 @@ private:
     const OpGraph &graph_;
     std::optional<OpPlanResult> enumeratedPlan(std::int64_t budgetBytes) const;
     std::int64_t enumeratedMinimumPeak() const;
-    // Where the blocks do not decompose: store-all and per-block
-    // checkpointing (where valid), simulated, the starts the MILP improves.
-    std::vector<OpPlanResult> fallbackPlans() const;
     bool solves() const;
 
     std::vector<std::vector<Option>> options_; // per group, Pareto-pruned
@@ -129,6 +126,9 @@ private:
     std::int64_t inputGradientStep_ = 0;       // the memory while the input's gradient is computed, the last op
     bool exact_ = true;
     bool decomposed_ = true; // every block's neighbourhood replays on its own (no node feeds beyond the next block)
+    // Where the blocks do not decompose: store-all and per-block
+    // checkpointing (where valid), simulated once, the starts the MILP improves.
+    std::vector<OpPlanResult> fallback_;
     bool cutByClock_ = false;
     std::string inexactReason_;
     std::int64_t replayedKeepSets_ = 0, replayedOps_ = 0;

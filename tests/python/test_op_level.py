@@ -330,6 +330,13 @@ class LanguageModelOpLevelTest(Workdir):
                               timeout=120)
         self.assertEqual(plan.returncode, 0, plan.stderr)
         self.assertIn("by nothing nearer, so the blocks are not searched one by one", plan.stdout)
+        # Below every plan with the MILP off: one line, exit 2, the least found not called the least.
+        refused = subprocess.run([remat_cli(), "plan", "--model", self.path("ops.json"), "--granularity", "op",
+                                  "--solver-nodes", "0", "--budget", "1B"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertEqual(len(refused.stderr.strip().splitlines()), 1, refused.stderr)
+        self.assertIn("is below the least peak of any op-level plan found", refused.stderr)
+        self.assertIn("(not proven the least: ", refused.stderr)
         self.plan_apply_verify(spec, LM_INPUTS)
 
     def test_pytorch_run_of_language_models_within_one_percent(self):
