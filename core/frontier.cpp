@@ -240,8 +240,10 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
                 budgetsTried.push_back(*params.budgetBytes);
             params.memorySteps = options.memorySteps;
             params.cancelled = options.cancelled;
-            if (!offload && !model.isChain())
+            if (!offload && !model.isChain()) {
                 params.effort = options.effort;
+                params.searchWork = options.searchWork;
+            }
             if (offload)
                 params.machine = clock;
             const double slot = double(k * runs + run);
@@ -268,8 +270,10 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
             params.budgetBytes = frontier.dtrMinimumBytes;
             params.memorySteps = options.memorySteps;
             params.cancelled = options.cancelled;
-            if (!model.isChain())
+            if (!model.isChain()) {
                 params.effort = options.effort;
+                params.searchWork = options.searchWork;
+            }
             try {
                 const Schedule s = registry.get("budget").makeSchedule(model, params);
                 candidates.push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));

@@ -74,6 +74,8 @@ struct FrontierOptions {
     bool dtr = true;
     // The graph planner's branch-and-bound nodes a budget (GraphExactOptions::effort); empty: its default.
     std::optional<std::int64_t> effort;
+    // The graph planner's stage layouts a budget (GraphExactOptions::searchWork); empty: its default.
+    std::optional<std::int64_t> searchWork;
 };
 
 struct Frontier {

@@ -86,4 +86,11 @@ std::int64_t parseGraphEffort(const std::string &text, bool chain) {
     return parseEffort("--effort", text, 0, planners::kMaxGraphEffort, "branch-and-bound nodes", "200");
 }
 
+std::int64_t parseSearchWork(const std::string &text, bool chain) {
+    if (chain)
+        throw InvalidArgument("--search-work bounds the graph planner's exact stage search; this model is a chain, "
+                              "planned exactly by dynamic programming");
+    return parseEffort("--search-work", text, 0, planners::kMaxStageSearchWork, "stage layouts", "1e8");
+}
+
 } // namespace remat::cli

@@ -17,6 +17,9 @@ std::int64_t parseEffort(const std::string &flag, const std::string &text, std::
 // --effort on a block-level model: the graph planner's branch-and-bound
 // nodes; refused on chains (`chain`), which dynamic programming plans exactly.
 std::int64_t parseGraphEffort(const std::string &text, bool chain);
+// --search-work: the graph planner's exact stage search, in stage layouts;
+// refused on chains like --effort.
+std::int64_t parseSearchWork(const std::string &text, bool chain);
 // "4..4096" or a single "64".
 struct Range {
     std::int64_t first;

@@ -71,6 +71,7 @@ struct PlanOptions {
     std::string effort;                // --granularity op: replayed ops the exact search may take
     std::string timeLimit;             // --granularity op: a wall-clock limit, off by default
     std::string solverNodes;           // --granularity op: the MILP's branch-and-bound nodes
+    std::string searchWork;            // graphs: stage layouts the exact stage search may evaluate
     MachineOptions machine;
     Format format = Format::Table;
 };

@@ -96,6 +96,8 @@ void runFrontier(const PlanOptions &options, std::ostream &out) {
     if (!options.effort.empty()) {
         fo.effort = parseGraphEffort(options.effort, model.isChain());
     }
+    if (!options.searchWork.empty())
+        fo.searchWork = parseSearchWork(options.searchWork, model.isChain());
     if (!options.memorySteps.empty())
         fo.memorySteps = static_cast<int>(parseInteger("--memory-steps", options.memorySteps, 1, 1 << 20));
     if (!options.samples.empty())

@@ -203,6 +203,10 @@ int main(int argc, char **argv) {
                             remat::effortText(remat::kDefaultOpEffort) +
                             "); a function of the model, so the same plan on every machine; beyond, an exact MILP "
                             "plans (branch-and-bound nodes bounded too) and the plan says optimal or its proven gap");
+    planCmd->add_option("--search-work", plan.searchWork,
+                        "on a graph: stage layouts the graph planner's exact stage search may evaluate, 0 to 1e11 "
+                        "(default 1e7: a tenth from the cheapest known plan before the MILP, the rest where the MILP "
+                        "leaves a gap); a search that ends proves its plan optimal; 0: the MILP alone");
     planCmd->add_option("--solver-nodes", plan.solverNodes,
                         "--granularity op: branch-and-bound nodes the MILP may take where the enumeration stops "
                         "(default " +

@@ -173,8 +173,12 @@ PlanModel planModel(const PlanOptions &options) {
 }
 
 void runPlan(const PlanOptions &options, std::ostream &out) {
-    if (options.granularity == "op")
+    if (options.granularity == "op") {
+        if (!options.searchWork.empty())
+            throw InvalidArgument("--search-work bounds the graph planner's exact stage search (block level); at op "
+                                  "level --effort and --solver-nodes bound the search");
         return runOpPlan(options, out);
+    }
     if (options.granularity != "block")
         throw InvalidArgument("--granularity must be block or op, got \"" + options.granularity + "\"");
     // The chain planners are exact and need no bound: a bound given here would be silently ignored.
@@ -203,6 +207,8 @@ void runPlan(const PlanOptions &options, std::ostream &out) {
     if (!options.effort.empty()) {
         params.effort = parseGraphEffort(options.effort, model.isChain());
     }
+    if (!options.searchWork.empty())
+        params.searchWork = parseSearchWork(options.searchWork, model.isChain());
     const bool budgetPlanner = options.strategy == "budget";
     // A model file's device budget is the budget planner's when none is given.
     applyDeviceBudget(options.machine, options.budget, budgetPlanner ? file.machine : MachineSpec{}, params);

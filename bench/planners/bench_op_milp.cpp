@@ -4,6 +4,7 @@
 // enumeration's exact plan beside it where the enumeration is exact (the
 // two must agree).
 //   build/release/bench/planners/bench_op_milp MODEL.json [--budgets 10] [--effort 2000] [--check]
+#include "bench/planners/bench_clock.h"
 #include "core/errors.h"
 #include "core/model_io.h"
 #include "core/op_plan.h"
@@ -11,21 +12,13 @@
 #include "core/planners/op_milp.h"
 #include "core/units.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 using namespace remat;
-using Clock = std::chrono::steady_clock;
-
-namespace {
-
-double seconds(Clock::time_point since) {
-    return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-} // namespace
+using bench::Clock;
+using bench::seconds;
 
 int main(int argc, char **argv) {
     if (argc < 2) {

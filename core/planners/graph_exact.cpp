@@ -5,6 +5,7 @@
 #include "core/planners/dag_plans.h"
 #include "core/planners/dtr_runtime.h"
 #include "core/planners/graph_milp.h"
+#include "core/planners/graph_stage_search.h"
 #include "core/schedule_builder.h"
 #include "core/simulator.h"
 #include "core/solver/milp.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 namespace remat::planners {
@@ -97,6 +99,38 @@ solver::MilpOptions solverOptions(const Model &model, const GraphExactOptions &o
     return o;
 }
 
+// The exact stage search of the solver's class (graph_stage_search.h),
+// bounded a hair above the plan's own cost so that a plan of the class at
+// that cost is found too (the plan itself may come from outside the class,
+// dtr's). Ending within its work, it proves the least: its plan, or the plan
+// at hand when that costs no more. Returns whether it proved it.
+bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, std::int64_t work,
+                        const GraphExactOptions &options, GraphExactPlan &plan) {
+    if (work <= 0 || model.layers() > kMaxStageSearchLayers)
+        return false;
+    double first = 0;
+    for (int p = 1; p < model.nodeCount(); ++p)
+        first += model.cost(static_cast<NodeId>(p));
+    const double tolerance = 1e-9 * std::max(1.0, plan.cost);
+    const StageSearchResult s = searchGraphStages(model, unit, budget, plan.cost - first + 100 * tolerance, work,
+                                                  options.callbacks.cancelled);
+    plan.searchWork += s.work;
+    if (!s.complete || !s.found)
+        return false; // out of work, or every plan of the class costs more than one from outside it
+    const Summary found = count(model, s.computes);
+    if (peakIn(unit, found) > budget || found.cost > plan.cost + tolerance)
+        return false;
+    if (found.cost < plan.cost - tolerance) {
+        plan.computes = s.computes;
+        plan.peak = peakIn(unit, found);
+        plan.cost = found.cost;
+        plan.source = "stage search";
+    }
+    plan.lowerBound = plan.cost;
+    plan.optimal = plan.provenBySearch = true;
+    return true;
+}
+
 } // namespace
 
 std::int64_t defaultGraphEffort(const Model &model) {
@@ -122,6 +156,9 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     if (unit == BudgetUnit::Slots)
         throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
     solver::MilpOptions o = solverOptions(model, options);
+    if (options.searchWork && (*options.searchWork < 0 || *options.searchWork > kMaxStageSearchWork))
+        throw InvalidArgument("the exact stage search's work must be 0 to " + std::to_string(kMaxStageSearchWork) +
+                              " stage layouts, got " + std::to_string(*options.searchWork));
     GraphExactPlan plan;
     // Store-all computes every node once: no schedule costs less.
     const std::vector<Op> storeAll = computeOps(model, storeAllOrder(model));
@@ -138,6 +175,21 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     std::erase_if(known, [&](const Known &k) { return peakIn(unit, k.summary) > budget; });
     std::stable_sort(known.begin(), known.end(),
                      [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
+    // Near store-all's peak the stage search proves the cheapest known plan,
+    // or finds the least, in a fraction of the solver's time: a short search
+    // first, the rest of its work after the solver, from the solver's plan.
+    const std::int64_t searchWork = options.searchWork.value_or(kDefaultStageSearchWork);
+    const std::int64_t quickWork = searchWork / 10;
+    if (!known.empty()) {
+        GraphExactPlan quick = plan;
+        quick.computes = known.front().computes;
+        quick.peak = peakIn(unit, known.front().summary);
+        quick.cost = known.front().summary.cost;
+        quick.source = known.front().source;
+        if (proveByStageSearch(model, unit, budget, quickWork, options, quick))
+            return quick;
+        plan.searchWork = quick.searchWork;
+    }
 
     solver::MilpResult r;
     r.status = solver::MilpResult::Status::Unknown;
@@ -166,6 +218,22 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
                 known.insert(known.begin(), std::move(k));
         }
     }
+    bool searched = false;
+    if (known.empty() && r.status != solver::MilpResult::Status::Infeasible &&
+        model.layers() <= kMaxStageSearchLayers && searchWork > 0) {
+        // Neither the solver nor any known plan fits: the stage search may,
+        // with nothing to bound it but its work.
+        const StageSearchResult s = searchGraphStages(model, unit, budget, std::numeric_limits<double>::infinity(),
+                                                      searchWork, options.callbacks.cancelled);
+        plan.searchWork += s.work;
+        if (s.found) {
+            Known k{s.computes, "stage search", count(model, s.computes)};
+            if (peakIn(unit, k.summary) <= budget) {
+                known.push_back(std::move(k));
+                searched = s.complete;
+            }
+        }
+    }
     if (known.empty()) {
         std::string least;
         if (r.status == solver::MilpResult::Status::Infeasible || !milp) {
@@ -192,6 +260,12 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
             plan.lowerBound = std::min(plan.cost, bound);
     }
     plan.optimal = plan.lowerBound > 0 && plan.cost - plan.lowerBound <= 1e-9 * std::max(1.0, plan.cost);
+    if (searched) { // the stage search's plan, the least of the class
+        plan.lowerBound = plan.cost;
+        plan.optimal = plan.provenBySearch = true;
+    }
+    if (!plan.optimal && !searched)
+        proveByStageSearch(model, unit, budget, searchWork - quickWork, options, plan);
     return plan;
 }
 

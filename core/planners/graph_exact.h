@@ -30,8 +30,19 @@ constexpr std::int64_t kMaxGraphEffort = 100'000'000;
 // From this many branch-and-bound nodes on, the search branches strongly.
 constexpr std::int64_t kStrongBranchingEffort = 100;
 
+// Stage layouts the exact stage search (graph_stage_search.h) evaluates at
+// most, by default: a tenth before the solver, from the cheapest known plan,
+// the rest after it where it leaves a gap. About half a second on a 2-core
+// VM; enough for the budgets near store-all's peak of the shipped 31-layer
+// graphs, which the solver leaves open (bench/planners/bench_graph_search).
+constexpr std::int64_t kDefaultStageSearchWork = 10'000'000;
+constexpr std::int64_t kMaxStageSearchWork = 100'000'000'000;
+
 struct GraphExactOptions {
     std::optional<std::int64_t> effort; // branch-and-bound nodes; empty: defaultGraphEffort(model)
+    // Stage layouts the exact stage search may evaluate where the solver
+    // leaves a gap; 0: no search. Empty: kDefaultStageSearchWork.
+    std::optional<std::int64_t> searchWork;
     // More known plans (compute ops with record flags) besides the ones the
     // planner makes itself, such as the plan at a nearby budget.
     std::vector<std::vector<Op>> incumbents;
@@ -47,9 +58,13 @@ struct GraphExactPlan {
     double lowerBound = 0;
     bool optimal = false;  // cost == lowerBound, proven
     bool storeAll = false; // the budget holds store-all: nothing to search
-    std::string source;    // "solver", "store-all", "dtr", "graph heuristic", "recompute-all", "given"
+    std::string source;    // "solver", "stage search", "store-all", "dtr", "graph heuristic", "recompute-all", "given"
     int columns = 0, rows = 0, integerColumns = 0;
     std::int64_t nodes = 0; // branch-and-bound nodes taken
+    // The exact stage search proved the plan (cost == lowerBound) where the
+    // solver left a gap; the stage layouts it evaluated (0: it did not run).
+    bool provenBySearch = false;
+    std::int64_t searchWork = 0;
     // "optimal (gap 0)" or "within 0.80 % of the least (proven bound)".
     std::string proof() const;
 };

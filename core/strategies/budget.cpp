@@ -26,11 +26,21 @@ std::string amountText(const planners::ChainBudget &budget) {
 std::string graphDescription(const planners::ChainBudget &budget, const planners::GraphExactPlan &plan) {
     if (plan.storeAll)
         return "budget " + amountText(budget) + ": store-all fits, the least compute (every node once)";
+    if (plan.provenBySearch && plan.columns == 0)
+        return "budget " + amountText(budget) + ", graph planner: " + plan.proof() + ", proven by the exact stage search (" +
+               std::to_string(plan.searchWork) + " stage layouts)" +
+               (plan.source == "stage search" ? std::string() : "; the plan is " + plan.source + "'s");
     if (plan.columns == 0)
         return "budget " + amountText(budget) + ": " + plan.source + "'s plan, the cheapest known; no bound proven (the "
                "MILP takes graphs of up to " + std::to_string(planners::kMaxGraphMilpLayers) + " layers)";
     std::string text = "budget " + amountText(budget) + ", graph MILP: " + plan.proof();
-    if (plan.source != "solver")
+    if (plan.provenBySearch)
+        text = "budget " + amountText(budget) + ", graph planner: " + plan.proof() + ", proven by the exact stage search (" +
+               std::to_string(plan.searchWork) + " stage layouts) where the MILP left a gap";
+    else if (plan.searchWork > 0)
+        text += "; the exact stage search stopped at its work bound (" + std::to_string(plan.searchWork) +
+                " stage layouts)";
+    if (plan.source != "solver" && plan.source != "stage search")
         text += "; the plan is " + plan.source + "'s";
     return text + " (" + std::to_string(plan.nodes) + " branch-and-bound nodes; MILP of " +
            std::to_string(plan.columns) + " columns, " + std::to_string(plan.integerColumns) + " integer, " +
@@ -101,6 +111,7 @@ protected:
             options.callbacks = callbacks;
             if (params.effort)
                 options.effort = *params.effort;
+            options.searchWork = params.searchWork;
             const planners::GraphExactPlan plan = planners::planGraphExact(model, budget.unit, budget.amount, options);
             s.description = graphDescription(budget, plan);
             s.ops = insertFrees(model, plan.computes);

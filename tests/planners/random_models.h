@@ -61,4 +61,33 @@ inline Model randomGraph(int n, unsigned seed) {
     return Model::fromForward(std::move(specs));
 }
 
+// A random DAG of n layers whose layers save internals (0 to 4 bytes each,
+// some none).
+inline Model randomGraphWithSaved(int n, unsigned seed) {
+    const Model plain = randomGraph(n, seed);
+    std::mt19937 rng(seed * 7919u);
+    std::uniform_int_distribution<int> saved(0, 4);
+    std::vector<ForwardSpec> specs;
+    for (int i = 0; i < plain.forwardCount(); ++i) {
+        ForwardSpec s;
+        s.bytes = plain.bytes(plain.forwardNode(i));
+        s.gradBytes = plain.bytes(plain.backwardNode(i));
+        s.forwardCost = plain.cost(plain.forwardNode(i));
+        s.backwardCost = plain.cost(plain.backwardNode(i));
+        s.forwardWorkspace = plain.workspace(plain.forwardNode(i));
+        s.backwardWorkspace = plain.workspace(plain.backwardNode(i));
+        for (int p : plain.inputs(i))
+            s.inputs.push_back(p);
+        s.savedBytes = i == 0 ? 0 : saved(rng);
+        specs.push_back(std::move(s));
+    }
+    return Model::fromForward(std::move(specs));
+}
+
+// A random DAG of 2 to 5 layers (a_0 besides), with or without saved internals.
+inline Model randomSmallGraph(unsigned seed, bool withSaved) {
+    const int n = 2 + int(seed % 4);
+    return withSaved ? randomGraphWithSaved(n, seed) : randomGraph(n, seed);
+}
+
 } // namespace remat::test

@@ -36,31 +36,6 @@ std::int64_t storeAllPeak(const Model &model) {
     return counted(model, computeOps(model, storeAllOrder(model))).peakBytes;
 }
 
-// A random DAG of up to 8 forward nodes whose layers may save internals.
-Model randomSmallGraph(unsigned seed, bool withSaved) {
-    const int n = 2 + int(seed % 4); // 2..5 layers, a_0 besides
-    if (!withSaved)
-        return test::randomGraph(n, seed);
-    const Model plain = test::randomGraph(n, seed);
-    std::mt19937 rng(seed * 7919u);
-    std::uniform_int_distribution<int> saved(0, 4);
-    std::vector<ForwardSpec> specs;
-    for (int i = 0; i < plain.forwardCount(); ++i) {
-        ForwardSpec s;
-        s.bytes = plain.bytes(plain.forwardNode(i));
-        s.gradBytes = plain.bytes(plain.backwardNode(i));
-        s.forwardCost = plain.cost(plain.forwardNode(i));
-        s.backwardCost = plain.cost(plain.backwardNode(i));
-        s.forwardWorkspace = plain.workspace(plain.forwardNode(i));
-        s.backwardWorkspace = plain.workspace(plain.backwardNode(i));
-        for (int p : plain.inputs(i))
-            s.inputs.push_back(p);
-        s.savedBytes = i == 0 ? 0 : saved(rng);
-        specs.push_back(std::move(s));
-    }
-    return Model::fromForward(std::move(specs));
-}
-
 planners::GraphExactOptions proving() {
     planners::GraphExactOptions o;
     o.effort = 1'000'000; // small problems: the solver closes them long before
@@ -81,7 +56,7 @@ private slots:
         QFETCH(bool, withSaved);
         int budgets = 0, graphs = 0, outsideCheaper = 0;
         for (unsigned seed = 1; seed <= 100; ++seed) {
-            const Model model = randomSmallGraph(seed, withSaved);
+            const Model model = test::randomSmallGraph(seed, withSaved);
             ++graphs;
             const std::int64_t top = storeAllPeak(model);
             // From store-all's peak down: below the first budget the class cannot meet, none meets it.

@@ -149,7 +149,7 @@ private slots:
     void aSecondSearchKeepsWhatTheFirstProved() {
         int open = 0; // budgets the first search alone leaves open
         for (unsigned seed : {3u, 4u}) {
-            const OpModel m = randomOpModel(3, 40, seed);
+            const OpModel m = randomOpModel(3, 60, seed);
             OpPlannerOptions enumeration;
             enumeration.effort = 200'000;
             enumeration.solverEffort = 0;

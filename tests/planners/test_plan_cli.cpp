@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/common/cli_checks.h"
 #include "tests/common/run_process.h"
 
 namespace {
@@ -121,7 +122,8 @@ private slots:
     void frontierTakesTheGraphEffort() {
         const Result r = remat::test::runRemat({"plan", "--model",
                                                 example("nanogpt-2emb-layers4-d256-seq256-batch4-traced.json"),
-                                                "--frontier", "--samples", "3", "--effort", "0", "--json"});
+                                                "--frontier", "--samples", "3", "--effort", "0", "--search-work", "0",
+                                                "--json"});
         QCOMPARE(r.exitCode, 0);
         int solved = 0;
         for (const auto &value : QJsonDocument::fromJson(r.out).object()["curve"].toArray()) {
@@ -140,13 +142,34 @@ private slots:
     // nodes left it 18.93 % open.
     void aDeepSearchProvesTheLeastBudget() {
         const QString model = example("nanogpt-2emb-layers4-d256-seq256-batch4-traced.json");
-        const Result deep = remat::test::runRemat({"plan", "--model", model, "--budget", "96.02MiB"});
+        const Result deep =
+            remat::test::runRemat({"plan", "--model", model, "--budget", "96.02MiB", "--search-work", "0"});
         QCOMPARE(deep.exitCode, 0);
         QVERIFY2(deep.out.contains("graph MILP: optimal (gap 0)"), deep.out.constData());
-        const Result shallow =
-            remat::test::runRemat({"plan", "--model", model, "--budget", "96.02MiB", "--effort", "10"});
+        const Result shallow = remat::test::runRemat(
+            {"plan", "--model", model, "--budget", "96.02MiB", "--effort", "10", "--search-work", "0"});
         QCOMPARE(shallow.exitCode, 0);
         QVERIFY2(shallow.out.contains("graph MILP: within"), shallow.out.constData());
+        // The exact stage search proves it too, from the 10-node search's plan, and says so.
+        const Result searched =
+            remat::test::runRemat({"plan", "--model", model, "--budget", "96.02MiB", "--effort", "10"});
+        QCOMPARE(searched.exitCode, 0);
+        QVERIFY2(searched.out.contains("graph planner: optimal (gap 0), proven by the exact stage search ("),
+                 searched.out.constData());
+    }
+
+    // --search-work: out of range, on a chain or at op level, one line and exit 2.
+    void searchWorkIsChecked() {
+        const QString graph = example("resnet18-batch32.json");
+        for (const QStringList &args :
+             {QStringList{"plan", "--model", graph, "--budget", "500MiB", "--search-work", "-1"},
+              QStringList{"plan", "--model", graph, "--budget", "500MiB", "--search-work", "2e11"},
+              QStringList{"plan", "--model", graph, "--budget", "500MiB", "--search-work", "many"},
+              QStringList{"plan", "--model", example("gpt2-small.json"), "--budget", "2GiB", "--search-work", "10"},
+              QStringList{"plan", "--model", example("gpt2-block-ops.json"), "--granularity", "op", "--budget",
+                          "1GiB", "--search-work", "10"}}) {
+            remat::test::checkRefused(args, "--search-work");
+        }
     }
 
     // remat plan --frontier: the curve falls as memory grows, ends at

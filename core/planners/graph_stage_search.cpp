@@ -1,0 +1,443 @@
+#include "core/planners/graph_stage_search.h"
+
+#include "core/errors.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+namespace remat::planners {
+
+namespace {
+
+using Mask = std::uint64_t;
+constexpr Mask bitOf(int p) { return Mask{1} << p; }
+// Forward positions 1..k.
+constexpr Mask upTo(int k) { return k <= 0 ? 0 : (k >= 63 ? ~Mask{0} << 1 : ((Mask{1} << (k + 1)) - 2)); }
+
+// A state at the start of a stage, and how it was reached.
+struct Entry {
+    Mask resident = 0, held = 0; // forward nodes resident, layers' internals held
+    double cost = 0;             // recompute cost so far
+    std::int32_t parent = -1;    // in the previous stage's states
+    Mask computed = 0;           // the previous stage's recomputations (its own node aside)
+    Mask recorded = 0;           // which of those, and its own node, recorded
+};
+
+struct KeyHash {
+    std::size_t operator()(const std::pair<Mask, Mask> &k) const {
+        return std::hash<Mask>{}(k.first * 0x9E3779B97F4A7C15ull ^ k.second);
+    }
+};
+
+class WorkExhausted {};
+
+class StageSearch {
+public:
+    StageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound, std::int64_t maxWork,
+                const std::function<bool()> &cancelled)
+        : model_(model), cap_(budget), upperBound_(upperBound), maxWork_(maxWork), cancelled_(cancelled) {
+        n_ = model.layers();
+        V_ = model.nodeCount();
+        tolerance_ = std::isfinite(upperBound) ? 1e-9 * std::max(1.0, std::abs(upperBound)) : 0;
+        const bool bytes = unit == BudgetUnit::Bytes;
+        reads_.assign(V_, 0);
+        savedNeed_.assign(V_, 0);
+        weight_.assign(V_, 1);
+        workspace_.assign(V_, 0);
+        saved_.assign(n_ + 1, 0);
+        cost_.assign(n_ + 1, 0);
+        std::vector<int> lastReader(V_, 0);
+        for (int p = 0; p < V_; ++p) {
+            const NodeId id = nodeAt(p);
+            if (bytes) {
+                weight_[p] = model.bytes(id);
+                workspace_[p] = model.workspace(id);
+            }
+            for (NodeId u : model.reads(id)) {
+                const int q = positionOf(u);
+                lastReader[q] = std::max(lastReader[q], p);
+                if (q >= 1 && q <= n_)
+                    reads_[p] |= bitOf(q);
+            }
+            for (int c : model.savedReads(id))
+                savedNeed_[p] |= bitOf(c);
+        }
+        for (int p = 1; p <= n_; ++p) {
+            cost_[p] = model.cost(nodeAt(p));
+            if (bytes && model.savedBytes(p) > 0) {
+                saved_[p] = model.savedBytes(p);
+                records_ |= bitOf(p);
+            }
+        }
+        // A forward node is of use up to the last stage that may read it: a
+        // reader's own stage, or, for a forward reader, any stage that may
+        // compute that reader again (to use it, or to record its internals).
+        std::vector<int> lastUse(n_ + 1, 0), savedLastUse(n_ + 1, 0);
+        for (int v = 1; v < V_; ++v)
+            for (int c = 1; c <= n_; ++c)
+                if (savedNeed_[v] & bitOf(c))
+                    savedLastUse[c] = std::max(savedLastUse[c], v);
+        for (int v = V_ - 1; v >= 1; --v)
+            for (int p = 1; p <= n_; ++p)
+                if (reads_[v] & bitOf(p))
+                    lastUse[p] = std::max(lastUse[p], v <= n_ ? std::max({v, lastUse[v], savedLastUse[v]}) : v);
+        usefulAfter_.assign(V_ + 1, 0);
+        savedUsefulAfter_.assign(V_ + 1, 0);
+        futureReads_.assign(V_ + 1, 0);
+        futureSaved_.assign(V_ + 1, 0);
+        base_.assign(V_, 0);
+        for (int t = V_ - 1; t >= 1; --t) {
+            futureReads_[t] = futureReads_[t + 1] | reads_[t];
+            futureSaved_[t] = futureSaved_[t + 1] | savedNeed_[t];
+        }
+        for (int t = 1; t < V_; ++t) {
+            for (int p = 1; p <= n_; ++p) {
+                if (lastUse[p] > t)
+                    usefulAfter_[t] |= bitOf(p);
+                if (savedLastUse[p] > t)
+                    savedUsefulAfter_[t] |= bitOf(p);
+            }
+            // What every stage holds: the input, and each gradient from its
+            // stage to its last reader (constants of the class).
+            base_[t] = weight_[0];
+            for (int q = n_ + 1; q < t; ++q)
+                if (lastReader[q] >= t)
+                    base_[t] += weight_[q];
+        }
+    }
+
+    StageSearchResult run() {
+        StageSearchResult result;
+        std::vector<Entry> current{Entry{}};
+        std::vector<std::vector<Entry>> stages;
+        try {
+            for (int t = 1; t < V_; ++t) {
+                next_.clear();
+                index_.clear();
+                for (std::size_t i = 0; i < current.size(); ++i) {
+                    stage_ = t;
+                    from_ = &current[i];
+                    fromIndex_ = static_cast<std::int32_t>(i);
+                    expand();
+                }
+                stages.push_back(std::move(current));
+                current = dropDominated(std::move(next_));
+                states_ += static_cast<std::int64_t>(current.size());
+                if (current.empty())
+                    break;
+            }
+        } catch (const WorkExhausted &) {
+            result.work = work_;
+            result.states = states_;
+            return result;
+        }
+        result.complete = true;
+        result.work = work_;
+        result.states = states_;
+        if (current.empty())
+            return result;
+        const auto best = std::min_element(current.begin(), current.end(),
+                                           [](const Entry &a, const Entry &b) { return a.cost < b.cost; });
+        result.found = true;
+        result.recomputeCost = best->cost;
+        // Back from the last stage: each state names the stage that led to it.
+        std::vector<std::vector<Op>> perStage;
+        const Entry *e = &*best;
+        for (int t = V_ - 1; t >= 1; --t) {
+            std::vector<Op> ops;
+            for (int p = 1; p <= n_; ++p)
+                if (e->computed & bitOf(p))
+                    ops.push_back((e->recorded & bitOf(p)) ? Op::record(nodeAt(p)) : Op::compute(nodeAt(p)));
+            const bool own = t <= n_ && (e->recorded & bitOf(t));
+            ops.push_back(own ? Op::record(nodeAt(t)) : Op::compute(nodeAt(t)));
+            perStage.push_back(std::move(ops));
+            e = &stages[static_cast<std::size_t>(t - 1)][static_cast<std::size_t>(e->parent)];
+        }
+        for (auto it = perStage.rbegin(); it != perStage.rend(); ++it)
+            result.computes.insert(result.computes.end(), it->begin(), it->end());
+        return result;
+    }
+
+private:
+    NodeId nodeAt(int p) const {
+        const int f = model_.forwardCount();
+        return p < f ? model_.forwardNode(p) : model_.backwardNode(2 * f - 1 - p);
+    }
+    int positionOf(NodeId id) const {
+        const int i = model_.indexOf(id);
+        return model_.isBackward(id) ? 2 * model_.forwardCount() - 1 - i : i;
+    }
+    std::int64_t weightOf(Mask m) const {
+        std::int64_t w = 0;
+        for (; m; m &= m - 1)
+            w += weight_[std::countr_zero(m)];
+        return w;
+    }
+    std::int64_t savedOf(Mask m) const {
+        std::int64_t w = 0;
+        for (; m; m &= m - 1)
+            w += saved_[std::countr_zero(m)];
+        return w;
+    }
+    double costOf(Mask m) const {
+        double c = 0;
+        for (; m; m &= m - 1)
+            c += cost_[std::countr_zero(m)];
+        return c;
+    }
+    bool beaten(double cost) const { return cost >= upperBound_ - tolerance_; }
+
+    // What a state at the start of stage t must still recompute, at least:
+    // every node a later stage reads that is not resident, every layer whose
+    // internals a later backward reads and that are not held, and what
+    // computing those reads that is not resident.
+    double remaining(int t, Mask resident, Mask held) const {
+        if (t >= V_)
+            return 0;
+        const Mask before = upTo(std::min(t - 1, n_));
+        Mask must = (futureReads_[t] & before & ~resident) | (futureSaved_[t] & before & ~held);
+        for (Mask todo = must; todo;) {
+            const int p = 63 - std::countl_zero(todo);
+            todo &= ~bitOf(p);
+            const Mask add = reads_[p] & ~resident & ~must;
+            must |= add;
+            todo |= add;
+        }
+        return costOf(must);
+    }
+
+    // Stage t from one state: which forward nodes to recompute (from the
+    // last position down, each adding its reads), then which to keep.
+    void expand() {
+        const int t = stage_;
+        forward_ = t <= n_;
+        rerecord_ = forward_ ? 0 : savedNeed_[t] & ~from_->held;
+        resident_ = from_->resident & ~rerecord_;
+        decide(forward_ ? t - 1 : n_, reads_[t] | rerecord_, 0, 0, 0, 0, 0);
+    }
+
+    void decide(int p, Mask required, Mask computed, Mask recorded, Mask extras, Mask dropped, double cost) {
+        if (++work_ > maxWork_)
+            throw WorkExhausted{};
+        // At the stage's own computation, what it reads, the nodes computed
+        // only to be kept and every internals recorded are all there.
+        const int t = stage_;
+        const Mask atEnd = reads_[t] | extras | (forward_ ? bitOf(t) : 0);
+        if (base_[t] + weightOf(atEnd) + (forward_ ? 0 : weight_[t]) + workspace_[t] + savedOf(recorded) +
+                savedOf(from_->held & savedNeed_[t]) >
+            cap_)
+            return;
+        // The most the stage may keep: every node not yet decided computed and kept.
+        const Mask mostKept = (resident_ & ~dropped) | computed | upTo(p) | (forward_ ? bitOf(t) : 0);
+        const Mask mostHeld = from_->held | recorded | (records_ & upTo(forward_ ? t : p));
+        if (beaten(from_->cost + cost + remaining(t + 1, mostKept, mostHeld)))
+            return;
+        if (p == 0) {
+            if (forward_ && (records_ & bitOf(stage_))) {
+                keepSets(required, computed, recorded | bitOf(stage_), extras, dropped, cost);
+                keepSets(required, computed, recorded, extras, dropped, cost);
+            } else {
+                keepSets(required, computed, recorded, extras, dropped, cost);
+            }
+            return;
+        }
+        const Mask b = bitOf(p);
+        const bool resident = resident_ & b;
+        const bool mayRecord = (records_ & b) && (savedUsefulAfter_[stage_] & b) && !(from_->held & b);
+        auto compute = [&](Mask more, Mask extra, Mask drop) {
+            const Mask req = (required | more) | reads_[p];
+            const double c = cost + cost_[p];
+            if (rerecord_ & b) {
+                decide(p - 1, req, computed | b, recorded | b, extra, drop, c);
+                return;
+            }
+            decide(p - 1, req, computed | b, recorded, extra, drop, c);
+            if (mayRecord)
+                decide(p - 1, req, computed | b, recorded | b, extra, drop, c);
+        };
+        if (rerecord_ & b) {
+            compute(0, extras, dropped | (from_->resident & b));
+            return;
+        }
+        const bool useful = usefulAfter_[stage_] & b;
+        if (required & b) {
+            if (resident) {
+                decide(p - 1, required, computed, recorded, extras, dropped, cost);
+                compute(0, extras, dropped | b); // freed at the start, computed again before its reader
+            } else {
+                compute(0, extras, dropped);
+            }
+            return;
+        }
+        decide(p - 1, required, computed, recorded, extras, dropped, cost);
+        if (useful) // computed to be kept: its reads may then go
+            compute(0, extras | b, dropped | (resident ? b : 0));
+    }
+
+    // The stage's computations are fixed; every keep set that fits and
+    // cannot take one more node or internals leads to a state of stage t+1.
+    void keepSets(Mask required, Mask computed, Mask recorded, Mask extras, Mask dropped, double cost) {
+        const int t = stage_;
+        // A resident node freed at the start and computed again, not to
+        // record its internals, lowers the memory only of computations before
+        // its own: with none, keeping it is the same layout for less.
+        for (Mask m = dropped & computed & ~recorded; m; m &= m - 1)
+            if (!(computed & upTo(std::countr_zero(m) - 1)))
+                return;
+        layout_.required = required;
+        layout_.computed = computed;
+        layout_.recorded = recorded;
+        layout_.startResident = resident_ & ~dropped;
+        layout_.order.clear();
+        for (Mask m = computed; m; m &= m - 1)
+            layout_.order.push_back(std::countr_zero(m));
+        layout_.order.push_back(t);
+        // Each node present is freed right after its last reader in the stage
+        // (or its own computation), unless kept.
+        layout_.freesAfter.assign(layout_.order.size(), 0);
+        const Mask present = layout_.startResident | computed | (forward_ ? bitOf(t) : 0);
+        for (Mask m = present; m; m &= m - 1) {
+            const int i = std::countr_zero(m);
+            int last = -1;
+            for (std::size_t k = 0; k < layout_.order.size(); ++k)
+                if ((reads_[layout_.order[k]] & bitOf(i)) || ((computed & bitOf(i)) && layout_.order[k] == i) ||
+                    (layout_.order[k] == t && i == t))
+                    last = static_cast<int>(k);
+            if (last >= 0)
+                layout_.freesAfter[static_cast<std::size_t>(last)] |= bitOf(i);
+        }
+        items_.clear();
+        for (Mask m = present & usefulAfter_[t] & ~extras; m; m &= m - 1)
+            items_.push_back({false, bitOf(std::countr_zero(m))});
+        for (Mask m = (from_->held | recorded) & savedUsefulAfter_[t]; m; m &= m - 1)
+            items_.push_back({true, bitOf(std::countr_zero(m))});
+        pendingCost_ = cost;
+        excluded_.clear();
+        enumerate(0, extras, 0);
+    }
+
+    bool fits(Mask keep, Mask keepHeld) {
+        if (++work_ > maxWork_)
+            throw WorkExhausted{};
+        if ((work_ & 4095) == 0 && cancelled_ && cancelled_())
+            throw Cancelled();
+        const int t = stage_;
+        const Mask start = layout_.startResident & (layout_.required | keep);
+        const Mask heldStart = from_->held & (savedNeed_[t] | keepHeld);
+        std::int64_t memory = base_[t] + weightOf(start) + savedOf(heldStart);
+        for (std::size_t k = 0; k < layout_.order.size(); ++k) {
+            const int p = layout_.order[k];
+            memory += weight_[p];
+            if (p <= n_ && (layout_.recorded & bitOf(p)))
+                memory += saved_[p];
+            if (memory + workspace_[p] > cap_)
+                return false;
+            memory -= weightOf(layout_.freesAfter[k] & ~keep);
+        }
+        return true;
+    }
+
+    struct Item {
+        bool internals;
+        Mask bit;
+    };
+
+    void enumerate(std::size_t i, Mask keep, Mask keepHeld) {
+        if (!fits(keep, keepHeld))
+            return;
+        Mask allKeep = keep, allHeld = keepHeld;
+        for (std::size_t j = i; j < items_.size(); ++j)
+            (items_[j].internals ? allHeld : allKeep) |= items_[j].bit;
+        // Keeping less only adds to what must be computed again: the most
+        // this subtree may keep bounds every state it leads to.
+        if (beaten(from_->cost + pendingCost_ + remaining(stage_ + 1, allKeep, allHeld)))
+            return;
+        if (fits(allKeep, allHeld)) {
+            for (const Item &x : excluded_)
+                if (fits(allKeep | (x.internals ? 0 : x.bit), allHeld | (x.internals ? x.bit : 0)))
+                    return; // not maximal: a larger keep set fits
+            emit(allKeep, allHeld);
+            return;
+        }
+        const Item item = items_[i];
+        enumerate(i + 1, keep | (item.internals ? 0 : item.bit), keepHeld | (item.internals ? item.bit : 0));
+        excluded_.push_back(item);
+        enumerate(i + 1, keep, keepHeld);
+        excluded_.pop_back();
+    }
+
+    void emit(Mask keep, Mask keepHeld) {
+        const double cost = from_->cost + pendingCost_;
+        if (beaten(cost + remaining(stage_ + 1, keep, keepHeld)))
+            return;
+        const auto [it, fresh] = index_.try_emplace({keep, keepHeld}, static_cast<std::int32_t>(next_.size()));
+        Entry e{keep, keepHeld, cost, fromIndex_, layout_.computed, layout_.recorded};
+        if (fresh)
+            next_.push_back(e);
+        else if (cost < next_[static_cast<std::size_t>(it->second)].cost)
+            next_[static_cast<std::size_t>(it->second)] = e;
+    }
+
+    // A state is dropped when another holds a superset for no more cost.
+    static std::vector<Entry> dropDominated(std::vector<Entry> entries) {
+        std::stable_sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.cost < b.cost; });
+        constexpr std::size_t kCheckedUpTo = 20000; // beyond, quadratic: keep them all (exact, only slower)
+        if (entries.size() > kCheckedUpTo)
+            return entries;
+        std::vector<Entry> kept;
+        for (const Entry &e : entries) {
+            const bool dominated = std::any_of(kept.begin(), kept.end(), [&](const Entry &k) {
+                return (k.resident & e.resident) == e.resident && (k.held & e.held) == e.held;
+            });
+            if (!dominated)
+                kept.push_back(e);
+        }
+        return kept;
+    }
+
+    const Model &model_;
+    std::int64_t cap_;
+    double upperBound_, tolerance_ = 0;
+    std::int64_t maxWork_;
+    const std::function<bool()> &cancelled_;
+    int n_ = 0, V_ = 0;
+    std::vector<Mask> reads_, savedNeed_, usefulAfter_, savedUsefulAfter_, futureReads_, futureSaved_;
+    std::vector<std::int64_t> weight_, workspace_, saved_, base_;
+    std::vector<double> cost_;
+    Mask records_ = 0;
+
+    // The stage being expanded.
+    int stage_ = 0;
+    bool forward_ = false;
+    const Entry *from_ = nullptr;
+    std::int32_t fromIndex_ = 0;
+    Mask rerecord_ = 0, resident_ = 0;
+    struct Layout {
+        Mask required = 0, computed = 0, recorded = 0, startResident = 0;
+        std::vector<int> order;
+        std::vector<Mask> freesAfter;
+    } layout_;
+    std::vector<Item> items_, excluded_;
+    double pendingCost_ = 0;
+    std::vector<Entry> next_;
+    std::unordered_map<std::pair<Mask, Mask>, std::int32_t, KeyHash> index_;
+    std::int64_t work_ = 0, states_ = 0;
+};
+
+} // namespace
+
+StageSearchResult searchGraphStages(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound,
+                                    std::int64_t maxWork, const std::function<bool()> &cancelled) {
+    if (unit == BudgetUnit::Slots)
+        throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
+    if (model.layers() > kMaxStageSearchLayers)
+        throw LimitExceeded("the exact stage search takes up to " + std::to_string(kMaxStageSearchLayers) +
+                            " layers, got " + std::to_string(model.layers()));
+    return StageSearch(model, unit, budget, upperBound, maxWork, cancelled).run();
+}
+
+} // namespace remat::planners
