@@ -274,7 +274,10 @@ private:
             return;
         }
         decide(p - 1, required, computed, recorded, extras, dropped, cost);
-        if (useful) // computed to be kept: its reads may then go
+        // Computed to be kept, so that a read of it may go (keepSets): one
+        // that reads only the input, always there, and needs no workspace
+        // can wait until needed.
+        if (useful && (resident || reads_[p] != 0 || workspace_[p] > 0))
             compute(0, extras | b, dropped | (resident ? b : 0));
     }
 
@@ -316,6 +319,8 @@ private:
         for (Mask m = (from_->held | recorded) & savedUsefulAfter_[t]; m; m &= m - 1)
             items_.push_back({true, bitOf(std::countr_zero(m))});
         pendingCost_ = cost;
+        extras_ = extras;
+        layout_.dropped = dropped;
         excluded_.clear();
         enumerate(0, extras, 0);
     }
@@ -356,18 +361,36 @@ private:
         // this subtree may keep bounds every state it leads to.
         if (beaten(from_->cost + pendingCost_ + remaining(stage_ + 1, allKeep, allHeld)))
             return;
-        if (fits(allKeep, allHeld)) {
-            for (const Item &x : excluded_)
-                if (fits(allKeep | (x.internals ? 0 : x.bit), allHeld | (x.internals ? x.bit : 0)))
+        if (lettingAReadGo(allKeep) && fits(allKeep, allHeld)) {
+            for (const Item &x : excluded_) {
+                const Mask more = allKeep | (x.internals ? 0 : x.bit);
+                if (lettingAReadGo(more) && fits(more, allHeld | (x.internals ? x.bit : 0)))
                     return; // not maximal: a larger keep set fits
+            }
             emit(allKeep, allHeld);
             return;
         }
+        if (i == items_.size())
+            return;
         const Item item = items_[i];
         enumerate(i + 1, keep | (item.internals ? 0 : item.bit), keepHeld | (item.internals ? item.bit : 0));
         excluded_.push_back(item);
         enumerate(i + 1, keep, keepHeld);
         excluded_.pop_back();
+    }
+
+    // A node computed only to be kept is worth it where a node it reads is
+    // not kept: with every read kept, computing it when it is needed costs
+    // the same and holds less until then (where a later stage lets a read
+    // go, the node is computed there instead). Not so with a workspace,
+    // which the later computation would need beside what that stage holds.
+    bool lettingAReadGo(Mask keep) const {
+        for (Mask m = extras_ & ~layout_.dropped; m; m &= m - 1) {
+            const int p = std::countr_zero(m);
+            if (workspace_[p] == 0 && (reads_[p] & ~keep) == 0)
+                return false;
+        }
+        return true;
     }
 
     void emit(Mask keep, Mask keepHeld) {
@@ -417,12 +440,13 @@ private:
     std::int32_t fromIndex_ = 0;
     Mask rerecord_ = 0, resident_ = 0;
     struct Layout {
-        Mask required = 0, computed = 0, recorded = 0, startResident = 0;
+        Mask required = 0, computed = 0, recorded = 0, startResident = 0, dropped = 0;
         std::vector<int> order;
         std::vector<Mask> freesAfter;
     } layout_;
     std::vector<Item> items_, excluded_;
     double pendingCost_ = 0;
+    Mask extras_ = 0;
     std::vector<Entry> next_;
     std::unordered_map<std::pair<Mask, Mask>, std::int32_t, KeyHash> index_;
     std::int64_t work_ = 0, states_ = 0;

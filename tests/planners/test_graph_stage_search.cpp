@@ -42,6 +42,25 @@ double firstComputations(const Model &model) {
     return c;
 }
 
+// The same graph with no forward workspace, as the shipped graphs have:
+// there a node computed only to be kept must let one of its reads go.
+Model withoutForwardWorkspace(const Model &m) {
+    std::vector<ForwardSpec> specs;
+    for (int i = 0; i < m.forwardCount(); ++i) {
+        ForwardSpec s;
+        s.bytes = m.bytes(m.forwardNode(i));
+        s.gradBytes = m.bytes(m.backwardNode(i));
+        s.forwardCost = m.cost(m.forwardNode(i));
+        s.backwardCost = m.cost(m.backwardNode(i));
+        s.backwardWorkspace = m.workspace(m.backwardNode(i));
+        s.savedBytes = m.savedBytes(i);
+        for (int p : m.inputs(i))
+            s.inputs.push_back(p);
+        specs.push_back(std::move(s));
+    }
+    return Model::fromForward(std::move(specs));
+}
+
 Model shipped(const char *file) {
     return loadModelFile(std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + file).model;
 }
@@ -56,22 +75,27 @@ private slots:
         QTest::addColumn<int>("layers"); // 0: 2 to 5
         QTest::addColumn<int>("graphs");
         QTest::addColumn<int>("leastBudgets");
-        QTest::newRow("plain, 2 to 5 layers") << false << 0 << 100 << 300;
-        QTest::newRow("saved internals, 2 to 5 layers") << true << 0 << 100 << 600;
+        QTest::addColumn<bool>("workspace"); // false: no forward workspace
+        QTest::newRow("plain, 2 to 5 layers") << false << 0 << 100 << 300 << true;
+        QTest::newRow("saved internals, 2 to 5 layers") << true << 0 << 100 << 600 << true;
+        QTest::newRow("saved internals, no forward workspace") << true << 0 << 100 << 600 << false;
         // Exhaustive search grows fastest with internals to hold or not: fewer graphs there.
-        QTest::newRow("plain, 7 layers") << false << 7 << 12 << 100;
-        QTest::newRow("saved internals, 6 layers") << true << 6 << 4 << 50;
+        QTest::newRow("plain, 7 layers") << false << 7 << 12 << 100 << true;
+        QTest::newRow("plain, 7 layers, no forward workspace") << false << 7 << 12 << 100 << false;
+        QTest::newRow("saved internals, 6 layers") << true << 6 << 4 << 50 << true;
     }
     void equalsExhaustiveSearchOverTheClass() {
         QFETCH(bool, withSaved);
         QFETCH(int, layers);
         QFETCH(int, graphs);
         QFETCH(int, leastBudgets);
+        QFETCH(bool, workspace);
         int budgets = 0, recomputing = 0;
         for (unsigned seed = 1; seed <= unsigned(graphs); ++seed) {
-            const Model model = layers == 0 ? test::randomSmallGraph(seed, withSaved)
+            const Model drawn = layers == 0 ? test::randomSmallGraph(seed, withSaved)
                                             : withSaved ? test::randomGraphWithSaved(layers, seed)
                                                         : test::randomGraph(layers, seed);
+            const Model model = workspace ? drawn : withoutForwardWorkspace(drawn);
             const double first = firstComputations(model);
             const std::int64_t top = counted(model, computeOps(model, storeAllOrder(model))).peakBytes;
             for (std::int64_t budget = top; budget >= 1; --budget) {
