@@ -37,7 +37,7 @@ std::string graphDescription(const planners::ChainBudget &budget, const planners
     if (plan.provenBySearch)
         text = "budget " + amountText(budget) + ", graph planner: " + plan.proof() + ", proven by the exact stage search (" +
                std::to_string(plan.searchWork) + " stage layouts) where the MILP left a gap";
-    else if (plan.searchWork > 0)
+    else if (plan.searchWork > 0 && !plan.optimal)
         text += "; the exact stage search stopped at its work bound (" + std::to_string(plan.searchWork) +
                 " stage layouts)";
     if (plan.source != "solver" && plan.source != "stage search")

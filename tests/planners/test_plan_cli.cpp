@@ -151,8 +151,8 @@ private slots:
         QCOMPARE(shallow.exitCode, 0);
         QVERIFY2(shallow.out.contains("graph MILP: within"), shallow.out.constData());
         // The exact stage search proves it too, from the 10-node search's plan, and says so.
-        const Result searched =
-            remat::test::runRemat({"plan", "--model", model, "--budget", "96.02MiB", "--effort", "10"});
+        const Result searched = remat::test::runRemat(
+            {"plan", "--model", model, "--budget", "96.02MiB", "--effort", "10", "--search-work", "1e8"});
         QCOMPARE(searched.exitCode, 0);
         QVERIFY2(searched.out.contains("graph planner: optimal (gap 0), proven by the exact stage search ("),
                  searched.out.constData());
