@@ -76,13 +76,15 @@ private slots:
         QTest::addColumn<int>("graphs");
         QTest::addColumn<int>("leastBudgets");
         QTest::addColumn<bool>("workspace"); // false: no forward workspace
-        QTest::newRow("plain, 2 to 5 layers") << false << 0 << 100 << 300 << true;
-        QTest::newRow("saved internals, 2 to 5 layers") << true << 0 << 100 << 600 << true;
-        QTest::newRow("saved internals, no forward workspace") << true << 0 << 100 << 600 << false;
+        QTest::addColumn<bool>("nodes");     // budgets in resident nodes instead of bytes
+        QTest::newRow("plain, 2 to 5 layers") << false << 0 << 100 << 300 << true << false;
+        QTest::newRow("saved internals, 2 to 5 layers") << true << 0 << 100 << 600 << true << false;
+        QTest::newRow("saved internals, no forward workspace") << true << 0 << 100 << 600 << false << false;
+        QTest::newRow("budgets in nodes, 2 to 5 layers") << false << 0 << 100 << 150 << true << true;
         // Exhaustive search grows fastest with internals to hold or not: fewer graphs there.
-        QTest::newRow("plain, 7 layers") << false << 7 << 12 << 100 << true;
-        QTest::newRow("plain, 7 layers, no forward workspace") << false << 7 << 12 << 100 << false;
-        QTest::newRow("saved internals, 6 layers") << true << 6 << 4 << 50 << true;
+        QTest::newRow("plain, 7 layers") << false << 7 << 12 << 100 << true << false;
+        QTest::newRow("plain, 7 layers, no forward workspace") << false << 7 << 12 << 100 << false << false;
+        QTest::newRow("saved internals, 6 layers") << true << 6 << 4 << 50 << true << false;
     }
     void equalsExhaustiveSearchOverTheClass() {
         QFETCH(bool, withSaved);
@@ -90,6 +92,9 @@ private slots:
         QFETCH(int, graphs);
         QFETCH(int, leastBudgets);
         QFETCH(bool, workspace);
+        QFETCH(bool, nodes);
+        const auto unit = nodes ? planners::BudgetUnit::Nodes : planners::BudgetUnit::Bytes;
+        const auto measure = nodes ? planners::Measure::Nodes : planners::Measure::Bytes;
         int budgets = 0, recomputing = 0;
         for (unsigned seed = 1; seed <= unsigned(graphs); ++seed) {
             const Model drawn = layers == 0 ? test::randomSmallGraph(seed, withSaved)
@@ -97,12 +102,12 @@ private slots:
                                                         : test::randomGraph(layers, seed);
             const Model model = workspace ? drawn : withoutForwardWorkspace(drawn);
             const double first = firstComputations(model);
-            const std::int64_t top = counted(model, computeOps(model, storeAllOrder(model))).peakBytes;
+            const Summary storeAll = counted(model, computeOps(model, storeAllOrder(model)));
+            const std::int64_t top = nodes ? storeAll.peakNodes : storeAll.peakBytes;
             for (std::int64_t budget = top; budget >= 1; --budget) {
-                const auto inClass = planners::cheapestSchedule(model, budget, planners::Measure::Bytes,
+                const auto inClass = planners::cheapestSchedule(model, budget, measure,
                                                                 planners::ScheduleClass::StoreAllOrderStages);
-                const auto s = planners::searchGraphStages(model, planners::BudgetUnit::Bytes, budget, kNoBound,
-                                                           kAmpleWork);
+                const auto s = planners::searchGraphStages(model, unit, budget, kNoBound, kAmpleWork);
                 QVERIFY(s.complete);
                 const QString where = QString("seed %1, budget %2").arg(seed).arg(budget);
                 if (!inClass) {
@@ -112,14 +117,14 @@ private slots:
                 }
                 QVERIFY2(s.found, qPrintable(where + ": no plan where the class has one"));
                 const Summary plan = counted(model, s.computes);
-                QVERIFY2(plan.peakBytes <= budget, qPrintable(where + ": over the budget"));
+                QVERIFY2((nodes ? plan.peakNodes : plan.peakBytes) <= budget, qPrintable(where + ": over the budget"));
                 QVERIFY2(std::abs(plan.cost - (first + s.recomputeCost)) <= 1e-9,
                          qPrintable(where + ": cost stated is not the simulator's"));
                 QVERIFY2(std::abs(plan.cost - inClass->cost) <= 1e-9,
                          qPrintable(where + QString(": search %1, class optimum %2").arg(plan.cost).arg(inClass->cost)));
                 // Bounded by the optimum itself: proven that nothing is cheaper.
-                const auto bounded = planners::searchGraphStages(model, planners::BudgetUnit::Bytes, budget,
-                                                                 inClass->cost - first, kAmpleWork);
+                const auto bounded =
+                    planners::searchGraphStages(model, unit, budget, inClass->cost - first, kAmpleWork);
                 QVERIFY(bounded.complete);
                 QVERIFY2(!bounded.found, qPrintable(where + ": cheaper than the class's optimum"));
                 recomputing += s.recomputeCost > 0;
