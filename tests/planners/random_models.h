@@ -61,26 +61,33 @@ inline Model randomGraph(int n, unsigned seed) {
     return Model::fromForward(std::move(specs));
 }
 
+// What a model was built from, to build a variant of it.
+inline std::vector<ForwardSpec> specsOf(const Model &m) {
+    std::vector<ForwardSpec> specs;
+    for (int i = 0; i < m.forwardCount(); ++i) {
+        ForwardSpec s;
+        s.bytes = m.bytes(m.forwardNode(i));
+        s.gradBytes = m.bytes(m.backwardNode(i));
+        s.forwardCost = m.cost(m.forwardNode(i));
+        s.backwardCost = m.cost(m.backwardNode(i));
+        s.forwardWorkspace = m.workspace(m.forwardNode(i));
+        s.backwardWorkspace = m.workspace(m.backwardNode(i));
+        s.savedBytes = m.savedBytes(i);
+        for (int p : m.inputs(i))
+            s.inputs.push_back(p);
+        specs.push_back(std::move(s));
+    }
+    return specs;
+}
+
 // A random DAG of n layers whose layers save internals (0 to 4 bytes each,
 // some none).
 inline Model randomGraphWithSaved(int n, unsigned seed) {
-    const Model plain = randomGraph(n, seed);
+    std::vector<ForwardSpec> specs = specsOf(randomGraph(n, seed));
     std::mt19937 rng(seed * 7919u);
     std::uniform_int_distribution<int> saved(0, 4);
-    std::vector<ForwardSpec> specs;
-    for (int i = 0; i < plain.forwardCount(); ++i) {
-        ForwardSpec s;
-        s.bytes = plain.bytes(plain.forwardNode(i));
-        s.gradBytes = plain.bytes(plain.backwardNode(i));
-        s.forwardCost = plain.cost(plain.forwardNode(i));
-        s.backwardCost = plain.cost(plain.backwardNode(i));
-        s.forwardWorkspace = plain.workspace(plain.forwardNode(i));
-        s.backwardWorkspace = plain.workspace(plain.backwardNode(i));
-        for (int p : plain.inputs(i))
-            s.inputs.push_back(p);
-        s.savedBytes = i == 0 ? 0 : saved(rng);
-        specs.push_back(std::move(s));
-    }
+    for (std::size_t i = 0; i < specs.size(); ++i)
+        specs[i].savedBytes = i == 0 ? 0 : saved(rng);
     return Model::fromForward(std::move(specs));
 }
 

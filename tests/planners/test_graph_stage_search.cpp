@@ -45,19 +45,9 @@ double firstComputations(const Model &model) {
 // The same graph with no forward workspace, as the shipped graphs have:
 // there a node computed only to be kept must let one of its reads go.
 Model withoutForwardWorkspace(const Model &m) {
-    std::vector<ForwardSpec> specs;
-    for (int i = 0; i < m.forwardCount(); ++i) {
-        ForwardSpec s;
-        s.bytes = m.bytes(m.forwardNode(i));
-        s.gradBytes = m.bytes(m.backwardNode(i));
-        s.forwardCost = m.cost(m.forwardNode(i));
-        s.backwardCost = m.cost(m.backwardNode(i));
-        s.backwardWorkspace = m.workspace(m.backwardNode(i));
-        s.savedBytes = m.savedBytes(i);
-        for (int p : m.inputs(i))
-            s.inputs.push_back(p);
-        specs.push_back(std::move(s));
-    }
+    std::vector<ForwardSpec> specs = test::specsOf(m);
+    for (ForwardSpec &s : specs)
+        s.forwardWorkspace = 0;
     return Model::fromForward(std::move(specs));
 }
 
