@@ -35,6 +35,8 @@ struct KeyHash {
 
 class WorkExhausted {};
 
+constexpr std::int64_t kMaxStates = 8'000'000;
+
 class StageSearch {
 public:
     StageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound, std::int64_t maxWork,
@@ -397,6 +399,10 @@ private:
         const double cost = from_->cost + pendingCost_;
         if (beaten(cost + remaining(stage_ + 1, keep, keepHeld)))
             return;
+        // The states kept are bounded too (about 100 bytes each with their
+        // index): a search that would hold more stops as out of work.
+        if (states_ + static_cast<std::int64_t>(next_.size()) >= kMaxStates)
+            throw WorkExhausted{};
         const auto [it, fresh] = index_.try_emplace({keep, keepHeld}, static_cast<std::int32_t>(next_.size()));
         Entry e{keep, keepHeld, cost, fromIndex_, layout_.computed, layout_.recorded};
         if (fresh)
@@ -408,7 +414,9 @@ private:
     // A state is dropped when another holds a superset for no more cost.
     static std::vector<Entry> dropDominated(std::vector<Entry> entries) {
         std::stable_sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.cost < b.cost; });
-        constexpr std::size_t kCheckedUpTo = 20000; // beyond, quadratic: keep them all (exact, only slower)
+        // Beyond, the quadratic check would cost more than the work counted
+        // pays for: keep them all (exact, only slower).
+        constexpr std::size_t kCheckedUpTo = 4000;
         if (entries.size() > kCheckedUpTo)
             return entries;
         std::vector<Entry> kept;

@@ -16,8 +16,8 @@
 //   - every node not resident that a later stage reads, and what computing
 //     it needs in turn, must be computed at least once more: a lower bound
 //     that drops every state that cannot beat the cheapest plan known.
-// The search is bounded by work (stage layouts evaluated), never by the
-// clock. When it ends within that bound its answer is proven for the class:
+// The search is bounded by work (stage layouts evaluated, and at most 8
+// million states kept), never by the clock. When it ends within that bound its answer is proven for the class:
 // the cheapest plan below the bound given, or that none is cheaper.
 #include "core/model.h"
 #include "core/planners/chain_budget.h"
