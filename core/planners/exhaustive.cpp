@@ -1,6 +1,7 @@
 #include "core/planners/exhaustive.h"
 
 #include "core/errors.h"
+#include "core/planners/store_all_positions.h"
 
 #include <queue>
 #include <string>
@@ -78,7 +79,7 @@ std::optional<ExhaustiveResult> cheapestSchedule(const Model &model, std::int64_
     const bool staged = scheduleClass == ScheduleClass::StoreAllOrderStages;
     // Positions in store-all's order: a_0..a_n, then b_n..b_0.
     auto position = [&](NodeId id) {
-        return static_cast<std::uint32_t>(model.isBackward(id) ? 2 * f - 1 - model.indexOf(id) : model.indexOf(id));
+        return static_cast<std::uint32_t>(planners::positionOf(model, id));
     };
     // Whether the class allows computing `id` now, and the stage fields after it.
     auto stagedMove = [&](const State &s, NodeId id, State &next) {

@@ -1,4 +1,5 @@
 #include "core/planners/graph_milp.h"
+#include "core/planners/store_all_positions.h"
 
 #include "core/errors.h"
 #include "core/schedule_builder.h"
@@ -43,13 +44,11 @@ GraphMilp::GraphMilp(const Model &model, BudgetUnit unit, std::int64_t budget, b
 }
 
 NodeId GraphMilp::nodeAt(int p) const {
-    const int f = model_.forwardCount();
-    return p < f ? model_.forwardNode(p) : model_.backwardNode(2 * f - 1 - p);
+    return nodeAtPosition(model_, p);
 }
 
 int GraphMilp::positionOf(NodeId id) const {
-    const int i = model_.indexOf(id);
-    return model_.isBackward(id) ? 2 * model_.forwardCount() - 1 - i : i;
+    return planners::positionOf(model_, id);
 }
 
 void GraphMilp::build(std::int64_t budget, bool minimizePeak) {

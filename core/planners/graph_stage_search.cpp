@@ -1,6 +1,7 @@
 #include "core/planners/graph_stage_search.h"
 
 #include "core/errors.h"
+#include "core/planners/store_all_positions.h"
 
 #include <algorithm>
 #include <bit>
@@ -165,14 +166,8 @@ public:
     }
 
 private:
-    NodeId nodeAt(int p) const {
-        const int f = model_.forwardCount();
-        return p < f ? model_.forwardNode(p) : model_.backwardNode(2 * f - 1 - p);
-    }
-    int positionOf(NodeId id) const {
-        const int i = model_.indexOf(id);
-        return model_.isBackward(id) ? 2 * model_.forwardCount() - 1 - i : i;
-    }
+    NodeId nodeAt(int p) const { return nodeAtPosition(model_, p); }
+    int positionOf(NodeId id) const { return planners::positionOf(model_, id); }
     std::int64_t weightOf(Mask m) const {
         std::int64_t w = 0;
         for (; m; m &= m - 1)
