@@ -22,6 +22,11 @@ namespace remat::planners {
 
 namespace {
 
+// The stage search's bound rises from the least cost proven to the plan's in
+// steps of a 16th of the way, or to the least cost it cut where that is
+// further up (so at most 16 searches).
+constexpr double kSearchSteps = 16;
+
 std::int64_t peakIn(BudgetUnit unit, const Summary &s) {
     return unit == BudgetUnit::Nodes ? s.peakNodes : s.peakBytes;
 }
@@ -99,11 +104,14 @@ solver::MilpOptions solverOptions(const Model &model, const GraphExactOptions &o
     return o;
 }
 
-// The exact stage search of the solver's class (graph_stage_search.h),
-// bounded a hair above the plan's own cost so that a plan of the class at
-// that cost is found too (the plan itself may come from outside the class,
-// dtr's). Ending within its work, it proves the least: its plan, or the plan
-// at hand when that costs no more. Returns whether it proved it.
+// The exact stage search of the solver's class (graph_stage_search.h). Its
+// work grows steeply with the slack it must rule out, so its bound starts a
+// little above the least cost proven and rises towards the plan's own cost
+// (a hair above it, so that a plan of the class at that cost is found too;
+// the plan itself may come from outside the class, dtr's). A search that ends
+// without a plan proves what it cut to cost at least the least bound it cut
+// at, and the next starts there; the first plan found is the least. Returns
+// whether it proved the least.
 bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, std::int64_t work,
                         const GraphExactOptions &options, GraphExactPlan &plan) {
     if (work <= 0 || model.layers() > kMaxStageSearchLayers)
@@ -112,23 +120,40 @@ bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget
     for (int p = 1; p < model.nodeCount(); ++p)
         first += model.cost(static_cast<NodeId>(p));
     const double tolerance = 1e-9 * std::max(1.0, plan.cost);
-    const StageSearchResult s = searchGraphStages(model, unit, budget, plan.cost - first + 100 * tolerance, work,
-                                                  options.callbacks.cancelled);
-    plan.searchWork += s.work;
-    if (!s.complete || !s.found)
-        return false; // out of work, or every plan of the class costs more than one from outside it
-    const Summary found = count(model, s.computes);
-    if (peakIn(unit, found) > budget || found.cost > plan.cost + tolerance)
-        return false;
-    if (found.cost < plan.cost - tolerance) {
-        plan.computes = s.computes;
-        plan.peak = peakIn(unit, found);
-        plan.cost = found.cost;
-        plan.source = "stage search";
+    const double most = plan.cost - first + 100 * tolerance;
+    double least = std::max(0.0, plan.lowerBound - first);
+    const double step = (most - least) / kSearchSteps;
+    std::int64_t left = work;
+    for (double bound = std::min(most, least + step);;
+         bound = std::min(most, std::max(bound + step, least + 100 * tolerance))) {
+        const StageSearchResult s = searchGraphStages(model, unit, budget, bound, left, options.callbacks.cancelled);
+        plan.searchWork += s.work;
+        left -= s.work;
+        if (!s.complete)
+            return false; // out of work
+        if (!s.found) {
+            if (bound >= most)
+                return false; // every plan of the class costs more than one from outside it
+            // No plan of the class costs less: a proven lower bound.
+            least = std::max(least, s.leastCost);
+            plan.lowerBound = std::max(plan.lowerBound, std::min(plan.cost, first + least - tolerance));
+            if (left <= 0)
+                return false;
+            continue;
+        }
+        const Summary found = count(model, s.computes);
+        if (peakIn(unit, found) > budget || found.cost > plan.cost + tolerance)
+            return false;
+        if (found.cost < plan.cost - tolerance) {
+            plan.computes = s.computes;
+            plan.peak = peakIn(unit, found);
+            plan.cost = found.cost;
+            plan.source = "stage search";
+        }
+        plan.lowerBound = plan.cost;
+        plan.optimal = plan.provenBySearch = true;
+        return true;
     }
-    plan.lowerBound = plan.cost;
-    plan.optimal = plan.provenBySearch = true;
-    return true;
 }
 
 } // namespace
@@ -175,11 +200,11 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     std::erase_if(known, [&](const Known &k) { return peakIn(unit, k.summary) > budget; });
     std::stable_sort(known.begin(), known.end(),
                      [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
-    // Near store-all's peak the stage search proves the cheapest known plan,
-    // or finds the least, in a fraction of the solver's time: a short search
-    // first, the rest of its work after the solver, from the solver's plan.
+    // Where the stage search ends it proves the least in a fraction of the
+    // solver's time: half its work first, from the cheapest known plan.
     const std::int64_t searchWork = options.searchWork.value_or(kDefaultStageSearchWork);
-    const std::int64_t quickWork = searchWork / 10;
+    const std::int64_t quickWork = searchWork / 2;
+    double searchedBound = 0; // proven for the class by the short search
     if (!known.empty()) {
         GraphExactPlan quick = plan;
         quick.computes = known.front().computes;
@@ -189,6 +214,7 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         if (proveByStageSearch(model, unit, budget, quickWork, options, quick))
             return quick;
         plan.searchWork = quick.searchWork;
+        searchedBound = quick.lowerBound;
     }
 
     solver::MilpResult r;
@@ -252,26 +278,22 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     plan.peak = peakIn(unit, best->summary);
     plan.cost = best->summary.cost;
     plan.source = best->source;
-    if (milp && r.status != solver::MilpResult::Status::Infeasible) {
-        // The bound holds for every plan of the class; a plan from outside it
-        // that is cheaper still (dtr computes in its own order) has none.
-        const double bound = milp->firstComputationCost() + r.bound;
-        if (plan.cost >= bound - 1e-9 * std::max(1.0, plan.cost))
-            plan.lowerBound = std::min(plan.cost, bound);
-    }
+    // The bounds hold for every plan of the class; a plan from outside it
+    // that is cheaper still (dtr computes in its own order) has none.
+    double bound = searchedBound;
+    if (milp && r.status != solver::MilpResult::Status::Infeasible)
+        bound = std::max(bound, milp->firstComputationCost() + r.bound);
+    if (bound > 0 && plan.cost >= bound - 1e-9 * std::max(1.0, plan.cost))
+        plan.lowerBound = std::min(plan.cost, bound);
     plan.optimal = plan.lowerBound > 0 && plan.cost - plan.lowerBound <= 1e-9 * std::max(1.0, plan.cost);
     if (searched) { // the stage search's plan, the least of the class
         plan.lowerBound = plan.cost;
         plan.optimal = plan.provenBySearch = true;
     }
-    // By default, on graphs beyond 24 layers the rest of the work goes where
-    // the search can end: where the solver's gap is small, the slack the
-    // search must rule out is too (on the shipped 31-layer graphs no budget
-    // with a larger gap was proven within 1e8 stage layouts). Work asked for
-    // is spent wherever a gap is left.
-    const bool nearlyClosed = plan.lowerBound > 0 && plan.cost - plan.lowerBound <= kSearchedGap * plan.lowerBound;
-    if (!plan.optimal && !searched && (options.searchWork || nearlyClosed || model.layers() <= 24))
-        proveByStageSearch(model, unit, budget, searchWork - quickWork, options, plan);
+    // The rest of the work after the solver, from its plan and bound: where
+    // the search does not end, the bounds it proved on the way still hold.
+    if (!plan.optimal && !searched)
+        proveByStageSearch(model, unit, budget, searchWork - plan.searchWork, options, plan);
     return plan;
 }
 

@@ -31,16 +31,11 @@ constexpr std::int64_t kMaxGraphEffort = 100'000'000;
 constexpr std::int64_t kStrongBranchingEffort = 100;
 
 // Stage layouts the exact stage search (graph_stage_search.h) evaluates at
-// most, by default: a tenth before the solver, from the cheapest known plan,
-// the rest after it where it leaves a gap of at most kSearchedGap. About
-// half a second on a 2-core VM; enough for the budgets near store-all's peak
-// of the shipped 31-layer graphs, which the solver leaves open
-// (bench/planners/bench_graph_search).
+// most, by default: half before the solver, from the cheapest known plan, the
+// rest after it, from the solver's plan and bound. About a second on a 2-core
+// VM; on the shipped 31-layer graphs it proves the budgets from about 600 MiB
+// (ResNet-18) up, which the solver leaves open (bench/planners/bench_graph_search).
 constexpr std::int64_t kDefaultStageSearchWork = 10'000'000;
-// Without a searchWork asked for, the search after the solver runs on graphs
-// beyond 24 layers where the solver's gap is at most this fraction
-// (docs/planners.md says why).
-constexpr double kSearchedGap = 5e-3;
 constexpr std::int64_t kMaxStageSearchWork = 100'000'000'000;
 
 struct GraphExactOptions {

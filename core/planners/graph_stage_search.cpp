@@ -141,8 +141,10 @@ public:
         result.complete = true;
         result.work = work_;
         result.states = states_;
-        if (current.empty())
+        if (current.empty()) {
+            result.leastCost = leastCut_;
             return result;
+        }
         const auto best = std::min_element(current.begin(), current.end(),
                                            [](const Entry &a, const Entry &b) { return a.cost < b.cost; });
         result.found = true;
@@ -186,7 +188,14 @@ private:
             c += cost_[std::countr_zero(m)];
         return c;
     }
-    bool beaten(double cost) const { return cost >= upperBound_ - tolerance_; }
+    // Every bound cut is what the plans of that branch cost at least: the
+    // least of them is a lower bound for the class when nothing is found.
+    bool beaten(double cost) {
+        if (cost < upperBound_ - tolerance_)
+            return false;
+        leastCut_ = std::min(leastCut_, cost);
+        return true;
+    }
 
     // What a state at the start of stage t must still recompute, at least:
     // every node a later stage reads that is not resident, every layer whose
@@ -315,6 +324,15 @@ private:
             items_.push_back({false, bitOf(std::countr_zero(m))});
         for (Mask m = (from_->held | recorded) & savedUsefulAfter_[t]; m; m &= m - 1)
             items_.push_back({true, bitOf(std::countr_zero(m))});
+        // Costly items first: leaving one out must be paid for by computing
+        // it again, so the bound cuts those branches near the root, and the
+        // cheap items, which it cannot cut, are decided at the leaves.
+        std::stable_sort(items_.begin(), items_.end(), [&](const Item &a, const Item &b) {
+            const int x = std::countr_zero(a.bit), y = std::countr_zero(b.bit);
+            if (cost_[x] != cost_[y])
+                return cost_[x] > cost_[y];
+            return (a.internals ? saved_[x] : weight_[x]) > (b.internals ? saved_[y] : weight_[y]);
+        });
         pendingCost_ = cost;
         extras_ = extras;
         layout_.dropped = dropped;
@@ -406,9 +424,10 @@ private:
             next_[static_cast<std::size_t>(it->second)] = e;
     }
 
-    // A state is dropped when another holds a superset for no more cost.
+    // A state is dropped when another holds a strict superset for no more
+    // cost (give or take the rounding of sums taken in another order). Every
+    // chain of such supersets ends in a state that is kept.
     static std::vector<Entry> dropDominated(std::vector<Entry> entries) {
-        std::stable_sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.cost < b.cost; });
         // Beyond, the quadratic check would cost more than the work counted
         // pays for: keep them all (exact, only slower).
         constexpr std::size_t kCheckedUpTo = 4000;
@@ -416,8 +435,10 @@ private:
             return entries;
         std::vector<Entry> kept;
         for (const Entry &e : entries) {
-            const bool dominated = std::any_of(kept.begin(), kept.end(), [&](const Entry &k) {
-                return (k.resident & e.resident) == e.resident && (k.held & e.held) == e.held;
+            const double within = e.cost + 1e-12 * std::max(1.0, std::abs(e.cost));
+            const bool dominated = std::any_of(entries.begin(), entries.end(), [&](const Entry &k) {
+                return k.cost <= within && (k.resident & e.resident) == e.resident && (k.held & e.held) == e.held &&
+                       (k.resident != e.resident || k.held != e.held);
             });
             if (!dominated)
                 kept.push_back(e);
@@ -453,6 +474,7 @@ private:
     std::vector<Entry> next_;
     std::unordered_map<std::pair<Mask, Mask>, std::int32_t, KeyHash> index_;
     std::int64_t work_ = 0, states_ = 0;
+    double leastCut_ = std::numeric_limits<double>::infinity();
 };
 
 } // namespace

@@ -37,6 +37,9 @@ struct StageSearchResult {
     bool found = false;    // a plan of the class costs less than the bound given; when complete, the least
     std::vector<Op> computes; // that plan's compute ops with their record flags (insertFrees gives the schedule)
     double recomputeCost = 0; // what it computes beyond every node's first computation
+    // Complete and not found: no plan of the class costs less than this (at
+    // least the bound given; infinite where no plan of the class fits).
+    double leastCost = 0;
     std::int64_t work = 0;    // stage layouts evaluated
     std::int64_t states = 0;  // states kept, over all stages
 };

@@ -103,6 +103,7 @@ private slots:
                 if (!inClass) {
                     // Below the class's least budget nothing is found, and no smaller budget meets it either.
                     QVERIFY2(!s.found, qPrintable(where + ": a plan where the class has none"));
+                    QVERIFY2(std::isinf(s.leastCost), qPrintable(where + ": a least cost where nothing fits"));
                     break;
                 }
                 QVERIFY2(s.found, qPrintable(where + ": no plan where the class has one"));
@@ -117,6 +118,23 @@ private slots:
                     planners::searchGraphStages(model, unit, budget, inClass->cost - first, kAmpleWork);
                 QVERIFY(bounded.complete);
                 QVERIFY2(!bounded.found, qPrintable(where + ": cheaper than the class's optimum"));
+                // What it cut costs at least the optimum, and the optimum's own
+                // branch was cut: the least it states is the optimum.
+                QVERIFY2(std::abs(bounded.leastCost - (inClass->cost - first)) <= 1e-9,
+                         qPrintable(where + QString(": least cut %1, optimum %2")
+                                                .arg(bounded.leastCost)
+                                                .arg(inClass->cost - first)));
+                if (s.recomputeCost > 0) {
+                    // Bounded below the optimum, the least it states lies between the two.
+                    const double half = s.recomputeCost / 2;
+                    const auto below = planners::searchGraphStages(model, unit, budget, half, kAmpleWork);
+                    QVERIFY(below.complete && !below.found);
+                    QVERIFY2(below.leastCost >= half - 1e-9 && below.leastCost <= s.recomputeCost + 1e-9,
+                             qPrintable(where + QString(": least cut %1 outside [%2, %3]")
+                                                    .arg(below.leastCost)
+                                                    .arg(half)
+                                                    .arg(s.recomputeCost)));
+                }
                 recomputing += s.recomputeCost > 0;
                 ++budgets;
             }
