@@ -22,10 +22,11 @@ namespace remat::planners {
 
 namespace {
 
-// The stage search's bound rises from the least cost proven to the plan's in
-// steps of a 16th of the way, or to the least cost it cut where that is
-// further up (so at most 16 searches).
-constexpr double kSearchSteps = 16;
+// The stage search's bound rises from the least cost proven towards the
+// plan's by a 64th of what is left between them, and no less than a 4096th
+// of the way at the start: its work grows so steeply with the bound that a
+// few searches that end cost less than one that overshoots.
+constexpr double kSearchSteps = 64;
 
 std::int64_t peakIn(BudgetUnit unit, const Summary &s) {
     return unit == BudgetUnit::Nodes ? s.peakNodes : s.peakBytes;
@@ -109,9 +110,9 @@ solver::MilpOptions solverOptions(const Model &model, const GraphExactOptions &o
 // little above the least cost proven and rises towards the plan's own cost
 // (a hair above it, so that a plan of the class at that cost is found too;
 // the plan itself may come from outside the class, dtr's). A search that ends
-// without a plan proves what it cut to cost at least the least bound it cut
-// at, and the next starts there; the first plan found is the least. Returns
-// whether it proved the least.
+// without a plan proves that nothing of the class costs less than the least
+// it cut, and the next starts from there; the first plan found is the least.
+// Returns whether it proved the least.
 bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, std::int64_t work,
                         const GraphExactOptions &options, GraphExactPlan &plan) {
     if (work <= 0 || model.layers() > kMaxStageSearchLayers)
@@ -122,10 +123,10 @@ bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget
     const double tolerance = 1e-9 * std::max(1.0, plan.cost);
     const double most = plan.cost - first + 100 * tolerance;
     double least = std::max(0.0, plan.lowerBound - first);
-    const double step = (most - least) / kSearchSteps;
+    const double smallest = (most - least) / (kSearchSteps * kSearchSteps);
+    const auto next = [&] { return std::min(most, least + std::max((most - least) / kSearchSteps, smallest)); };
     std::int64_t left = work;
-    for (double bound = std::min(most, least + step);;
-         bound = std::min(most, std::max(bound + step, least + 100 * tolerance))) {
+    for (double bound = next();; bound = next()) {
         const StageSearchResult s = searchGraphStages(model, unit, budget, bound, left, options.callbacks.cancelled);
         plan.searchWork += s.work;
         left -= s.work;
@@ -134,9 +135,12 @@ bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget
         if (!s.found) {
             if (bound >= most)
                 return false; // every plan of the class costs more than one from outside it
-            // No plan of the class costs less: a proven lower bound.
+            // No plan of the class costs less than what it cut: a lower
+            // bound for the class, and for the plan where the plan is of it.
             least = std::max(least, s.leastCost);
-            plan.lowerBound = std::max(plan.lowerBound, std::min(plan.cost, first + least - tolerance));
+            if (first + least - tolerance > plan.cost)
+                return false; // the class costs more than the plan from outside it
+            plan.lowerBound = std::max(plan.lowerBound, first + least - tolerance);
             if (left <= 0)
                 return false;
             continue;
@@ -201,17 +205,18 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     std::stable_sort(known.begin(), known.end(),
                      [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
     // Where the stage search ends it proves the least in a fraction of the
-    // solver's time: half its work first, from the cheapest known plan.
+    // solver's time: it goes first, from the cheapest known plan, and the
+    // solver only where it stops. (One search with all the work: each starts
+    // again from the first stage.)
     const std::int64_t searchWork = options.searchWork.value_or(kDefaultStageSearchWork);
-    const std::int64_t quickWork = searchWork / 2;
-    double searchedBound = 0; // proven for the class by the short search
+    double searchedBound = 0; // proven for the class by the search
     if (!known.empty()) {
         GraphExactPlan quick = plan;
         quick.computes = known.front().computes;
         quick.peak = peakIn(unit, known.front().summary);
         quick.cost = known.front().summary.cost;
         quick.source = known.front().source;
-        if (proveByStageSearch(model, unit, budget, quickWork, options, quick))
+        if (proveByStageSearch(model, unit, budget, searchWork, options, quick))
             return quick;
         plan.searchWork = quick.searchWork;
         searchedBound = quick.lowerBound;
@@ -290,8 +295,8 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         plan.lowerBound = plan.cost;
         plan.optimal = plan.provenBySearch = true;
     }
-    // The rest of the work after the solver, from its plan and bound: where
-    // the search does not end, the bounds it proved on the way still hold.
+    // Where no known plan fit for the search to start from, it searches
+    // after the solver, from the solver's plan and bound.
     if (!plan.optimal && !searched)
         proveByStageSearch(model, unit, budget, searchWork - plan.searchWork, options, plan);
     return plan;

@@ -237,9 +237,13 @@ private:
                 savedOf(from_->held & savedNeed_[t]) >
             cap_)
             return;
-        // The most the stage may keep: every node not yet decided computed and kept.
-        const Mask mostKept = (resident_ & ~dropped) | computed | upTo(p) | (forward_ ? bitOf(t) : 0);
-        const Mask mostHeld = from_->held | recorded | (records_ & upTo(forward_ ? t : p));
+        // The most the stage may keep without computing more: a node not yet
+        // decided and not resident is kept, or its internals recorded, only
+        // by computing it here, at its full cost, which is what leaving it
+        // to a later stage adds to remaining() at most (the reads it needs
+        // are resident or computed here too).
+        const Mask mostKept = (resident_ & ~dropped) | computed | (forward_ ? bitOf(t) : 0);
+        const Mask mostHeld = from_->held | recorded | (forward_ ? records_ & bitOf(t) : 0);
         if (beaten(from_->cost + cost + remaining(t + 1, mostKept, mostHeld)))
             return;
         if (p == 0) {
