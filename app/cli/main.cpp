@@ -205,8 +205,8 @@ int main(int argc, char **argv) {
                             "plans (branch-and-bound nodes bounded too) and the plan says optimal or its proven gap");
     planCmd->add_option("--search-work", plan.searchWork,
                         "on a graph: stage layouts the graph planner's exact stage search may evaluate, 0 to 1e11 "
-                        "(default 1e7; it runs before the MILP, from the cheapest known plan, and the MILP only "
-                        "where it stops); a search that ends proves its plan optimal, one that stops keeps the "
+                        "(default 1e7: half before the MILP, from the cheapest known plan, the rest after it, from "
+                        "its plan and bound); a search that ends proves its plan optimal, one that stops keeps the "
                         "lower bound it raised; 0: the MILP alone");
     planCmd->add_option("--solver-nodes", plan.solverNodes,
                         "--granularity op: branch-and-bound nodes the MILP may take where the enumeration stops "

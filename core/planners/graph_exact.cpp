@@ -23,9 +23,10 @@ namespace remat::planners {
 namespace {
 
 // The stage search's bound rises from the least cost proven towards the
-// plan's by a 64th of what is left between them, and no less than a 4096th
-// of the way at the start: its work grows so steeply with the bound that a
-// few searches that end cost less than one that overshoots.
+// plan's by a 64th of what is left between them, twice as much after each
+// search that took less than a 64th of the work left: its work grows so
+// steeply with the bound that a few searches that end cost less than one
+// that overshoots, and where the plan is the least, few searches reach it.
 constexpr double kSearchSteps = 64;
 
 std::int64_t peakIn(BudgetUnit unit, const Summary &s) {
@@ -123,13 +124,17 @@ bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget
     const double tolerance = 1e-9 * std::max(1.0, plan.cost);
     const double most = plan.cost - first + 100 * tolerance;
     double least = std::max(0.0, plan.lowerBound - first);
-    const double smallest = (most - least) / (kSearchSteps * kSearchSteps);
-    const auto next = [&] { return std::min(most, least + std::max((most - least) / kSearchSteps, smallest)); };
+    double fraction = 1 / kSearchSteps;
+    const auto next = [&] { return std::min(most, least + fraction * (most - least)); };
     std::int64_t left = work;
     for (double bound = next();; bound = next()) {
         const StageSearchResult s = searchGraphStages(model, unit, budget, bound, left, options.callbacks.cancelled);
         plan.searchWork += s.work;
         left -= s.work;
+        // A search that took little of the work left says the bound may
+        // rise faster; one that took much, that the plans lie close above.
+        if (s.work * static_cast<std::int64_t>(kSearchSteps) < left)
+            fraction = std::min(1.0, 2 * fraction);
         if (!s.complete)
             return false; // out of work
         if (!s.found) {
@@ -205,9 +210,9 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
     std::stable_sort(known.begin(), known.end(),
                      [](const Known &a, const Known &b) { return a.summary.cost < b.summary.cost; });
     // Where the stage search ends it proves the least in a fraction of the
-    // solver's time: it goes first, from the cheapest known plan, and the
-    // solver only where it stops. (One search with all the work: each starts
-    // again from the first stage.)
+    // solver's time: half its work first, from the cheapest known plan; the
+    // solver only where it stops, and the rest of the work after it, from the
+    // solver's plan and bound, which narrow it.
     const std::int64_t searchWork = options.searchWork.value_or(kDefaultStageSearchWork);
     double searchedBound = 0; // proven for the class by the search
     if (!known.empty()) {
@@ -216,7 +221,7 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         quick.peak = peakIn(unit, known.front().summary);
         quick.cost = known.front().summary.cost;
         quick.source = known.front().source;
-        if (proveByStageSearch(model, unit, budget, searchWork, options, quick))
+        if (proveByStageSearch(model, unit, budget, searchWork / 2, options, quick))
             return quick;
         plan.searchWork = quick.searchWork;
         searchedBound = quick.lowerBound;
@@ -295,8 +300,7 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         plan.lowerBound = plan.cost;
         plan.optimal = plan.provenBySearch = true;
     }
-    // Where no known plan fit for the search to start from, it searches
-    // after the solver, from the solver's plan and bound.
+    // The rest of the work after the solver, from its plan and bound.
     if (!plan.optimal && !searched)
         proveByStageSearch(model, unit, budget, searchWork - plan.searchWork, options, plan);
     return plan;
