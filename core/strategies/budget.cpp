@@ -38,8 +38,10 @@ std::string graphDescription(const planners::ChainBudget &budget, const planners
         text = "budget " + amountText(budget) + ", graph planner: " + plan.proof() + ", proven by the exact stage search (" +
                std::to_string(plan.searchWork) + " stage layouts) where the MILP left a gap";
     else if (plan.searchWork > 0 && !plan.optimal)
-        text += "; the exact stage search stopped at its work bound (" + std::to_string(plan.searchWork) +
-                " stage layouts)";
+        // The bound is the higher of the MILP's and what the search proved before it stopped.
+        text = "budget " + amountText(budget) + ", graph planner: " + plan.proof() +
+               ", by the MILP and the exact stage search, which stopped at its work bound (" +
+               std::to_string(plan.searchWork) + " stage layouts)";
     if (plan.source != "solver" && plan.source != "stage search")
         text += "; the plan is " + plan.source + "'s";
     return text + " (" + std::to_string(plan.nodes) + " branch-and-bound nodes; MILP of " +
