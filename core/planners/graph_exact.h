@@ -33,7 +33,7 @@ constexpr std::int64_t kStrongBranchingEffort = 100;
 // Stage layouts the exact stage search (graph_stage_search.h) evaluates at
 // most, by default: half before the solver, from the cheapest known plan,
 // the rest after it, from the solver's plan and bound. About a second on a
-// 2-core VM; on ResNet-18 it proves the budgets from about 430 MiB up, which
+// 2-core VM; on ResNet-18 it proves the budgets from about 470 MiB up, which
 // the solver leaves open (bench/planners/bench_graph_search).
 constexpr std::int64_t kDefaultStageSearchWork = 10'000'000;
 constexpr std::int64_t kMaxStageSearchWork = 100'000'000'000;

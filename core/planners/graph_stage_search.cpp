@@ -149,7 +149,7 @@ public:
                     break;
             }
         } catch (const WorkExhausted &) {
-            result.work = work_;
+            result.work = std::min(work_, maxWork_); // the layout past the bound was not evaluated
             result.states = states_;
             return result;
         }

@@ -15,10 +15,11 @@
 //     decision adding the reads it needs;
 //   - every node not resident that a later stage reads, and what computing
 //     it needs in turn, must be computed at least once more: a lower bound
-//     that drops every state that cannot beat the cheapest plan known.
+//     that drops every state that cannot get below the bound given.
 // The search is bounded by work (stage layouts evaluated, and at most 8
-// million states kept), never by the clock. When it ends within that bound its answer is proven for the class:
-// the cheapest plan below the bound given, or that none is cheaper.
+// million states kept), never by the clock. When it ends within that bound
+// its answer is proven for the class: the cheapest plan below the bound
+// given, or that none costs less than the least bound it cut at.
 #include "core/model.h"
 #include "core/planners/chain_budget.h"
 #include "core/schedule.h"
@@ -46,7 +47,7 @@ struct StageSearchResult {
 
 // The least recompute cost within `budget` of the class, below `upperBound`
 // (in the model's cost unit, beyond every node's first computation; give the
-// cheapest known plan's to prove it). Throws LimitExceeded for graphs over
+// cheapest known plan's to prove it, or less to prove a lower bound). Throws LimitExceeded for graphs over
 // kMaxStageSearchLayers, Cancelled when `cancelled` says so.
 StageSearchResult searchGraphStages(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound,
                                     std::int64_t maxWork, const std::function<bool()> &cancelled = {});

@@ -158,6 +158,18 @@ private slots:
                  searched.out.constData());
     }
 
+    // A search that stops short still raises the bound: the plan says whose
+    // bound it states and that the search stopped.
+    void aStoppedSearchSaysWhoseBoundItStates() {
+        const QString model = example("resnet18-batch32.json");
+        const Result r =
+            remat::test::runRemat({"plan", "--model", model, "--budget", "400MiB", "--search-work", "200000"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("graph planner: within ") &&
+                     r.out.contains("by the MILP and the exact stage search, which stopped at its work bound (200000"),
+                 r.out.constData());
+    }
+
     // --search-work: out of range, on a chain or at op level, one line and exit 2.
     void searchWorkIsChecked() {
         const QString graph = example("resnet18-batch32.json");
