@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The PyTorch bridge against remat's predictions (docs/pytorch.md): for each
-# traced model, plans for per-block checkpointing and a budget halfway between
+# traced model, plans for per-block checkpointing (on a graph: auto's
+# articulation points) and a budget halfway between
 # per-block's and store-all's peak, and a tight budget (the budget plan's own
 # predicted peak: the least budget remat says that plan fits), then one
 # `remat_torch verify --strict` run (the plain model = store-all, then the
@@ -8,7 +9,8 @@
 # budget). Raw output under OUT.
 #
 #   bench/pytorch_bridge.sh OUT cpu FILE...        traced files to verify (their own SPEC and input)
-#   bench/pytorch_bridge.sh OUT cuda SPEC:SHAPE... trace on the GPU first, then verify there
+#   bench/pytorch_bridge.sh OUT cuda SPEC@SHAPE... trace on the GPU first, then verify there
+#       (SHAPE as trace's --input, or FILE.py:callable for trace's --inputs)
 #
 # PYTHON (default python3) must import torch; REMAT (default build/dev/app/cli/remat).
 set -euo pipefail
@@ -27,12 +29,15 @@ for item in "$@"; do
     spec=${item%@*}; shape=${item##*@}
     name=$(echo "$spec-$shape" | tr -c 'A-Za-z0-9_.-' '-' | cut -c1-80)
     model="$out/$name.json"
-    timed "$python" -m remat_torch trace --model "$spec" --input "$shape" --device cuda -o "$model" \
+    case $shape in *.py:*) inputs=(--inputs "$shape") ;; *) inputs=(--input "$shape") ;; esac
+    timed "$python" -m remat_torch trace --model "$spec" "${inputs[@]}" --device cuda -o "$model" \
       2> "$out/$name.trace.log"
   else
     model=$item; name=$(basename "$item" .json)
   fi
-  "$remat" plan --model "$model" --strategy periodic --every 1 --json > "$out/$name.per-block.plan.json"
+  # Per-block checkpointing: every block on a chain; on a graph, auto's articulation points (periodic refuses graphs).
+  "$remat" plan --model "$model" --strategy periodic --every 1 --json > "$out/$name.per-block.plan.json" 2>/dev/null ||
+    "$remat" plan --model "$model" --strategy auto --json > "$out/$name.per-block.plan.json"
   "$remat" plan --model "$model" --strategy store-all --json > "$out/$name.store-all.plan.json"
   budget=$("$python" -c "import json,sys; a,b=(json.load(open(f))['plan']['peak_bytes'] for f in sys.argv[1:]); print((a+b)//2)" \
     "$out/$name.store-all.plan.json" "$out/$name.per-block.plan.json")
