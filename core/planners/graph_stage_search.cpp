@@ -1,6 +1,7 @@
 #include "core/planners/graph_stage_search.h"
 
 #include "core/errors.h"
+#include "core/planners/stage_pressure.h"
 #include "core/planners/store_all_positions.h"
 
 #include <algorithm>
@@ -111,6 +112,14 @@ public:
                 if (lastReader[q] >= t)
                     base_[t] += weight_[q];
         }
+        StagePressureBound::Positions positions{n_, V_, cap_, weight_, std::vector<std::int64_t>(V_, 0), workspace_,
+                                                base_, std::vector<double>(V_, 0), reads_, savedNeed_,
+                                                futureReads_, futureSaved_};
+        for (int p = 1; p <= n_; ++p) {
+            positions.saved[p] = saved_[p];
+            positions.cost[p] = cost_[p];
+        }
+        pressure_ = StagePressureBound(positions);
         // Keep sets are decided costly items first: leaving one out must be
         // paid for by computing it again, so the bound cuts those branches
         // near the root, and the cheap items, which it cannot cut, are
@@ -216,7 +225,7 @@ private:
     // every node a later stage reads that is not resident, every layer whose
     // internals a later backward reads and that are not held, and what
     // computing those reads that is not resident.
-    double remaining(int t, Mask resident, Mask held) const {
+    Mask mustRecompute(int t, Mask resident, Mask held) const {
         if (t >= V_)
             return 0;
         const Mask before = upTo(std::min(t - 1, n_));
@@ -228,7 +237,19 @@ private:
             must |= add;
             todo |= add;
         }
-        return costOf(must);
+        return must;
+    }
+
+    // Whether a state at the start of stage t, reached for `sofar`, cannot
+    // get below the bound: what it must recompute, then what memory forces
+    // it to compute again besides (the dearer bound only where the cheap one
+    // does not cut).
+    bool cut(double sofar, int t, Mask resident, Mask held) {
+        const Mask must = mustRecompute(t, resident, held);
+        const double again = sofar + costOf(must);
+        if (beaten(again))
+            return true;
+        return t < V_ && pressure_.pressed() && beaten(again + pressure_.least(t, resident, held, must));
     }
 
     // Stage t from one state: which forward nodes to recompute (from the
@@ -255,11 +276,11 @@ private:
         // The most the stage may keep without computing more: a node not yet
         // decided and not resident is kept, or its internals recorded, only
         // by computing it here, at its full cost, which is what leaving it
-        // to a later stage adds to remaining() at most (the reads it needs
+        // to a later stage adds to what cut() counts at most (the reads it needs
         // are resident or computed here too).
         const Mask mostKept = (resident_ & ~dropped) | computed | (forward_ ? bitOf(t) : 0);
         const Mask mostHeld = from_->held | recorded | (forward_ ? records_ & bitOf(t) : 0);
-        if (beaten(from_->cost + cost + remaining(t + 1, mostKept, mostHeld)))
+        if (cut(from_->cost + cost, t + 1, mostKept, mostHeld))
             return;
         if (p == 0) {
             if (forward_ && (records_ & bitOf(stage_))) {
@@ -390,7 +411,7 @@ private:
         const Mask allKeep = keep | laterNodes_[i], allHeld = keepHeld | laterHeld_[i];
         // Keeping less only adds to what must be computed again: the most
         // this subtree may keep bounds every state it leads to.
-        if (beaten(from_->cost + pendingCost_ + remaining(stage_ + 1, allKeep, allHeld)))
+        if (cut(from_->cost + pendingCost_, stage_ + 1, allKeep, allHeld))
             return;
         if (lettingAReadGo(allKeep) && fits(allKeep, allHeld)) {
             for (const Item &x : excluded_) {
@@ -426,7 +447,7 @@ private:
 
     void emit(Mask keep, Mask keepHeld) {
         const double cost = from_->cost + pendingCost_;
-        if (beaten(cost + remaining(stage_ + 1, keep, keepHeld)))
+        if (cut(cost, stage_ + 1, keep, keepHeld))
             return;
         // The states kept are bounded too (about 100 bytes each with their
         // index): a search that would hold more stops as out of work.
@@ -472,6 +493,7 @@ private:
     std::vector<std::int64_t> weight_, workspace_, saved_, base_;
     std::vector<double> cost_;
     Mask records_ = 0;
+    StagePressureBound pressure_{StagePressureBound::Positions{}};
 
     // The stage being expanded.
     int stage_ = 0;

@@ -14,8 +14,11 @@
 //     recomputes is decided node by node from the last position down, each
 //     decision adding the reads it needs;
 //   - every node not resident that a later stage reads, and what computing
-//     it needs in turn, must be computed at least once more: a lower bound
-//     that drops every state that cannot get below the bound given.
+//     it needs in turn, must be computed at least once more; and what a
+//     state holds that a later stage reads but that does not fit beside
+//     what some stage must hold is computed again too (stage_pressure.h):
+//     lower bounds that drop every state that cannot get below the bound
+//     given.
 // The search is bounded by work (stage layouts evaluated, and at most 8
 // million states kept), never by the clock. When it ends within that bound
 // its answer is proven for the class: the cheapest plan below the bound
