@@ -13,8 +13,11 @@
 #include "core/strategy.h"
 #include "core/units.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 using namespace remat;
@@ -28,11 +31,32 @@ int main(int argc, char **argv) {
     }
     int budgets = 10;
     planners::GraphExactOptions searched;
+    // A count as a whole number or in exponent form (1e8); anything else is refused.
+    auto count = [&](const char *flag, const char *text, double least) -> std::optional<double> {
+        char *end = nullptr;
+        const double v = std::strtod(text, &end);
+        if (end == text || *end != '\0' || !(v >= least) || v > 1e12 || v != std::floor(v)) {
+            std::fprintf(stderr, "%s %s: expected a whole number from %.0f to 1e12\n", flag, text, least);
+            return std::nullopt;
+        }
+        return v;
+    };
     for (int a = 2; a < argc; ++a) {
-        if (!std::strcmp(argv[a], "--budgets") && a + 1 < argc)
-            budgets = std::max(2, std::atoi(argv[++a]));
-        else if (!std::strcmp(argv[a], "--work") && a + 1 < argc)
-            searched.searchWork = std::atoll(argv[++a]);
+        const bool hasValue = a + 1 < argc;
+        if (!std::strcmp(argv[a], "--budgets") && hasValue) {
+            const auto v = count("--budgets", argv[++a], 2);
+            if (!v)
+                return 2;
+            budgets = static_cast<int>(std::min(*v, 10000.0));
+        } else if (!std::strcmp(argv[a], "--work") && hasValue) {
+            const auto v = count("--work", argv[++a], 0);
+            if (!v)
+                return 2;
+            searched.searchWork = static_cast<std::int64_t>(*v);
+        } else {
+            std::fprintf(stderr, "%s: unknown option or missing value (--budgets N, --work N)\n", argv[a]);
+            return 2;
+        }
     }
     try {
         const ModelFile file = loadModelFile(argv[1]);
