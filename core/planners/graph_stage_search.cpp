@@ -1,6 +1,7 @@
 #include "core/planners/graph_stage_search.h"
 
 #include "core/errors.h"
+#include "core/planners/stage_mask.h"
 #include "core/planners/stage_pressure.h"
 #include "core/planners/store_all_positions.h"
 
@@ -15,10 +16,7 @@ namespace remat::planners {
 
 namespace {
 
-using Mask = std::uint64_t;
-constexpr Mask bitOf(int p) { return Mask{1} << p; }
-// Forward positions 1..k.
-constexpr Mask upTo(int k) { return k <= 0 ? 0 : (k >= 63 ? ~Mask{0} << 1 : ((Mask{1} << (k + 1)) - 2)); }
+using Mask = StageMask;
 
 // A state at the start of a stage, and how it was reached.
 struct Entry {
@@ -112,14 +110,8 @@ public:
                 if (lastReader[q] >= t)
                     base_[t] += weight_[q];
         }
-        StagePressureBound::Positions positions{n_, V_, cap_, weight_, std::vector<std::int64_t>(V_, 0), workspace_,
-                                                base_, std::vector<double>(V_, 0), reads_, savedNeed_,
-                                                futureReads_, futureSaved_};
-        for (int p = 1; p <= n_; ++p) {
-            positions.saved[p] = saved_[p];
-            positions.cost[p] = cost_[p];
-        }
-        pressure_ = StagePressureBound(positions);
+        pressure_ = StagePressureBound({n_, V_, cap_, weight_, saved_, workspace_, base_, cost_, reads_, savedNeed_,
+                                        futureReads_, futureSaved_});
         // Keep sets are decided costly items first: leaving one out must be
         // paid for by computing it again, so the bound cuts those branches
         // near the root, and the cheap items, which it cannot cut, are
@@ -194,18 +186,8 @@ public:
 private:
     NodeId nodeAt(int p) const { return nodeAtPosition(model_, p); }
     int positionOf(NodeId id) const { return planners::positionOf(model_, id); }
-    std::int64_t weightOf(Mask m) const {
-        std::int64_t w = 0;
-        for (; m; m &= m - 1)
-            w += weight_[std::countr_zero(m)];
-        return w;
-    }
-    std::int64_t savedOf(Mask m) const {
-        std::int64_t w = 0;
-        for (; m; m &= m - 1)
-            w += saved_[std::countr_zero(m)];
-        return w;
-    }
+    std::int64_t weightOf(Mask m) const { return sumOf(m, weight_); }
+    std::int64_t savedOf(Mask m) const { return sumOf(m, saved_); }
     double costOf(Mask m) const {
         double c = 0;
         for (; m; m &= m - 1)

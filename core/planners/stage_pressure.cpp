@@ -1,5 +1,7 @@
 #include "core/planners/stage_pressure.h"
 
+#include "core/planners/stage_mask.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -9,18 +11,6 @@ namespace remat::planners {
 namespace {
 
 constexpr std::size_t kStagesTaken = 2;
-
-constexpr StageMask bitOf(int p) { return StageMask{1} << p; }
-constexpr StageMask upTo(int k) {
-    return k <= 0 ? 0 : (k >= 63 ? ~StageMask{0} << 1 : ((StageMask{1} << (k + 1)) - 2));
-}
-
-std::int64_t sumOf(StageMask m, const std::vector<std::int64_t> &values) {
-    std::int64_t total = 0;
-    for (; m; m &= m - 1)
-        total += values[static_cast<std::size_t>(std::countr_zero(m))];
-    return total;
-}
 
 } // namespace
 

@@ -16,12 +16,12 @@
 // a state frees a node, the caller charges that node's cost and this bound
 // falls by at most as much, so the sum never rises: it also holds for the
 // most a branch of the search may keep.
+#include "core/planners/stage_mask.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace remat::planners {
-
-using StageMask = std::uint64_t;
 
 class StagePressureBound {
 public:
@@ -29,8 +29,8 @@ public:
         int forwardNodes = 0; // forward positions 1..forwardNodes; the rest up to positions-1 are gradients
         int positions = 0;
         std::int64_t capacity = 0;
-        std::vector<std::int64_t> weight, saved, workspace, base; // per position (saved: forward only)
-        std::vector<double> cost;
+        std::vector<std::int64_t> weight, saved, workspace, base; // per position (saved: forward positions only)
+        std::vector<double> cost;                                  // per forward position
         std::vector<StageMask> reads, savedNeed, futureReads, futureSaved; // futureX[t]: positions t.. on
     };
     explicit StagePressureBound(const Positions &positions);
