@@ -79,12 +79,13 @@ private:
 };
 
 struct OpMilpOptions {
-    std::int64_t effort = 1000; // branch-and-bound nodes, of each search
+    std::int64_t effort = 1000; // branch-and-bound nodes of the first two searches (the third: four times)
     std::vector<KeepSet> starts;
     std::function<bool()> cancelled;
-    // A plan's second search, with CBC's preprocessing, where the first
-    // leaves a gap (planOpMilp).
-    bool secondSearch = true;
+    // A plan's searches at most (planOpMilp): CBC's plain one; with CBC's
+    // preprocessing where it leaves a gap; with four times the nodes where
+    // more than 1 % is still open.
+    int searches = 3;
 };
 
 struct OpMilpPlan {
