@@ -24,7 +24,7 @@ for preset in "${presets[@]}"; do
   cmake --preset "$preset" -DREMAT_TORCH2_TESTS=$torch2 >/dev/null
   cmake --build --preset "$preset"
   built=$SECONDS
-  ctest --preset "$preset"
+  ctest --preset "$preset" --parallel "$(nproc)"
   echo "== $preset: build $((built - start)) s, tests $((SECONDS - built)) s"
 done
 echo "== all: ${SECONDS} s"

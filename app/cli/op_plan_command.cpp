@@ -127,7 +127,7 @@ void printRow(std::ostream &out, const std::string &label, const Summary &s, dou
 }
 
 void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, const PlanModel &planned,
-                   const OpGraph &graph, std::ostream &out) {
+                   const OpGraph &graph, const TraceHolds &holds, std::ostream &out) {
     const Model &model = planned.file.model;
     const int samples =
         options.samples.empty() ? 48 : static_cast<int>(parseInteger("--samples", options.samples, 2, 1000));
@@ -158,7 +158,6 @@ void runOpFrontier(const PlanOptions &options, const OpPlannerOptions &planner, 
     TextTable table({"budget", "op-level re-run" + inUnit, "proven", "block-level re-run" + inUnit});
     // What PyTorch holds running each plan (op_pytorch_run.h): `plan --budget`
     // plans lower where it is above the budget, so that the applied plan fits.
-    const TraceHolds holds = traceHolds(planned.file);
     int aboveInPyTorch = 0;
     std::int64_t mostAbove = 0;
     for (const OpCurvePoint &p : frontier.points) {
@@ -276,14 +275,15 @@ void runOpPlan(const PlanOptions &options, std::ostream &out) {
     const PlanModel planned = planModel(options);
     const Model &model = planned.file.model;
     const OpGraph graph = opGraph(planned.file);
+    // Read before planning: a malformed trace is refused at once, not after the search.
+    const TraceHolds holds = traceHolds(planned.file);
     if (options.frontier)
-        return runOpFrontier(options, searchOptions, planned, graph, out);
+        return runOpFrontier(options, searchOptions, planned, graph, holds, out);
     if (options.budget.empty())
         throw InvalidArgument("plan --granularity op needs --budget, e.g. --budget 2GiB, or --frontier");
     const std::int64_t budget = parseBytes(options.budget, "--budget");
     const auto started = std::chrono::steady_clock::now();
     const OpPlanner planner(model, graph, searchOptions);
-    const TraceHolds holds = traceHolds(planned.file);
     const AppliedOpPlan fitted = planAsPyTorchRunsIt(model, graph, holds, planner, budget);
     const auto &result = fitted.result;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -9,6 +9,7 @@
 #include "core/simulator.h"
 #include "core/solver/milp.h"
 #include "random_op_models.h"
+#include "tests/common/sanitized_sample.h"
 
 #include <QTest>
 
@@ -159,6 +160,8 @@ private slots:
             const OpPlanner dp(m.model, m.graph, enumeration);
             const std::int64_t least = dp.minimumPeakBytes(), most = dp.storeAllPeakBytes();
             for (int k = 0; k <= 4; ++k) {
+                if (!test::caseRuns(unsigned(5 * (seed - 3) + k + 1)))
+                    continue;
                 const std::int64_t budget = least + (most - least) * k / 4;
                 const QString where = QString("seed %1 budget %2").arg(seed).arg(budget);
                 OpMilpOptions full{100000, {}, {}};
@@ -185,7 +188,7 @@ private slots:
             }
         }
         qInfo("%d budgets left open by the first search, %d more than 1 %%", open, wide);
-        QVERIFY2(open >= 3, qPrintable(QString("%1 budgets left open by the first search").arg(open)));
+        QVERIFY2(open >= test::sampledCount(3), qPrintable(QString("%1 budgets left open by the first search").arg(open)));
         QVERIFY2(wide >= 1, "no budget open by more than 1 %: the further searches are not exercised");
     }
 
