@@ -238,11 +238,14 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
                                   "the model's output and gradient to the end); the tightest runs at " +
                                   text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
         }
-        // Lower by the excess, never past the least peak, and after a few
-        // tries straight to it: the tightest plan is always tried, so a
-        // budget at its run's peak always fits.
-        fit.plannedWithin =
-            attempt < 16 ? std::max(least, fit.plannedWithin - (fit.applied.peakBytes - budget)) : least;
+        // Lower by the excess, and at least below the plan's own peak (else
+        // the same plan comes back while its peak is lower than the budget
+        // planned within), never past the least peak, and after a few tries
+        // straight to it: the tightest plan is always tried, so a budget at
+        // its run's peak always fits.
+        const std::int64_t below = std::min(fit.plannedWithin - (fit.applied.peakBytes - budget),
+                                            fit.result->predictedPeakBytes - 1);
+        fit.plannedWithin = attempt < 16 ? std::max(least, below) : least;
         fit.result = planner.plan(fit.plannedWithin);
     }
     return fit; // empty: below the least peak by remat's own count, which the caller says

@@ -63,7 +63,9 @@ ComparisonRow fitWhenApplied(const Model &model, const Strategy &strategy, const
                                                  formatBytes(applied) + ", within the budget";
                 return plan;
             }
-            planned -= applied - budget;
+            // By the excess, and at least below the plan's own peak: else the
+            // same plan comes back while its peak is lower than `planned`.
+            planned = std::min(planned - (applied - budget), plan.summary.peakBytes - 1);
         } else {
             planned -= std::max<std::int64_t>(budget / 64, 1); // it needs nested checkpoints: look lower
         }

@@ -330,11 +330,16 @@ OpPlanner::OpPlanner(const Model &model, const OpGraph &graph, OpPlannerOptions 
             candidates.assign(group.nodes.begin(), group.nodes.end() - 1);
         works.emplace_back(n, std::move(candidates), options);
     }
-    const std::vector<double> allowance = shareEffort(works, options.effort);
+    std::int64_t enumerationEffort = options.effort;
     if (const std::string far = readFromFurtherBack(model, graph); !far.empty()) {
         exact_ = false;
         inexactReason_ = far;
+        // Its counts are not exact whatever it searches: where the MILP plans,
+        // the enumeration's plans only start it, and a hundredth does that.
+        if (solves())
+            enumerationEffort = std::max<std::int64_t>(1, options.effort / kSeedShareOfEffort);
     }
+    const std::vector<double> allowance = shareEffort(works, enumerationEffort);
     std::map<std::string, Measurements> done;
     for (std::size_t g = 1; g < groups; ++g) {
         if (options.cancelled && options.cancelled())

@@ -36,6 +36,12 @@ inline constexpr std::int64_t kMaxOpEffort = 1'000'000'000'000;
 // plan where the enumeration does not reach (docs/planners.md, "Op level:
 // beyond enumeration").
 inline constexpr std::int64_t kDefaultOpSolverEffort = 2000;
+// Where a tensor read from further back than a block's neighbourhood makes the
+// enumeration inexact from the start and the MILP plans, the enumeration only
+// starts the MILP, with this share of the effort (1/kSeedShareOfEffort): on a
+// traced Llama, 12 s of a 13 s plan went to an enumeration the MILP then
+// proved at its root from a start a hundredth of it also gives.
+inline constexpr std::int64_t kSeedShareOfEffort = 100;
 
 struct OpPlannerOptions {
     int maxEnumerated = 24; // nodes per block whose keeping is searched (2^24 keep sets at most)

@@ -11,6 +11,7 @@
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -46,6 +47,20 @@ double finite(double v) {
     return v == inf ? COIN_DBL_MAX : v == -inf ? -COIN_DBL_MAX : v;
 }
 
+// CBC's tolerances are absolute (a node is cut unless it may improve on the
+// plan at hand by 1e-5, reduced costs count as zero within 1e-7). On costs in
+// GFLOP of a small traced model (1e-6 a node) that cut plans up to 2 % cheaper
+// and proved the rest "optimal". So the objective is solved multiplied by the
+// power of two that brings its largest coefficient nearest 1e4, and read back
+// in the caller's units: the tolerances are then as small, relative to every
+// cost, on every problem.
+double objectiveScale(const std::vector<double> &objective) {
+    double largest = 0;
+    for (double c : objective)
+        largest = std::max(largest, std::abs(c));
+    return largest > 0 ? std::exp2(std::round(std::log2(1e4 / largest))) : 1.0;
+}
+
 } // namespace
 
 MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
@@ -66,9 +81,14 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
         for (double &x : *v)
             x = finite(x);
 
+    const double scale = objectiveScale(p.objective());
+    std::vector<double> objective(p.objective());
+    for (double &c : objective)
+        c *= scale;
+
     OsiClpSolverInterface osi;
     osi.messageHandler()->setLogLevel(0);
-    osi.loadProblem(matrix, colLower.data(), colUpper.data(), p.objective().data(), rowLower.data(), rowUpper.data());
+    osi.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());
     for (int j = 0; j < n; ++j)
         if (p.isInteger()[j])
             osi.setInteger(j);
@@ -166,14 +186,14 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     }
     if (best) {
         result.x.assign(best, best + n);
-        result.objective = model.getObjValue();
-        result.bound = std::min(model.getBestPossibleObjValue(), result.objective);
+        result.objective = model.getObjValue() / scale;
+        result.bound = std::min(model.getBestPossibleObjValue() / scale, result.objective);
         result.status = model.isProvenOptimal() ? MilpResult::Status::Optimal : MilpResult::Status::Feasible;
         if (result.status == MilpResult::Status::Optimal)
             result.bound = result.objective;
     } else {
         result.status = MilpResult::Status::Unknown;
-        result.bound = model.getBestPossibleObjValue();
+        result.bound = model.getBestPossibleObjValue() / scale;
     }
     return result;
 }

@@ -247,6 +247,58 @@ private slots:
         QVERIFY(r.bound <= r.objective + 1e-9);
     }
 
+    // The solver's tolerances are absolute: costs of a millionth (GFLOP on a
+    // small traced model) must be solved as exactly as costs near one. A
+    // covering problem, its optimum by enumeration, at both scales.
+    void tinyCostsAreSolvedExactly() {
+        int solved = 0;
+        for (unsigned seed = 1; seed <= 20; ++seed) {
+            if (!test::caseRuns(seed))
+                continue;
+            std::mt19937 rng(seed);
+            constexpr int kItems = 14;
+            std::vector<double> cost(kItems);
+            std::vector<int> weight(kItems);
+            int total = 0;
+            for (int i = 0; i < kItems; ++i) {
+                cost[static_cast<std::size_t>(i)] = 1 + static_cast<double>(rng() % 97);
+                weight[static_cast<std::size_t>(i)] = 1 + static_cast<int>(rng() % 20);
+                total += weight[static_cast<std::size_t>(i)];
+            }
+            double least = std::numeric_limits<double>::infinity();
+            for (unsigned mask = 0; mask < (1u << kItems); ++mask) {
+                double c = 0;
+                int w = 0;
+                for (int i = 0; i < kItems; ++i)
+                    if ((mask >> i) & 1) {
+                        c += cost[static_cast<std::size_t>(i)];
+                        w += weight[static_cast<std::size_t>(i)];
+                    }
+                if (2 * w >= total)
+                    least = std::min(least, c);
+            }
+            for (const double unit : {1.0, 1e-6}) {
+                solver::MilpProblem p;
+                std::vector<solver::LinearTerm> row;
+                for (int i = 0; i < kItems; ++i)
+                    row.push_back({p.addBinary(unit * cost[static_cast<std::size_t>(i)]),
+                                   static_cast<double>(weight[static_cast<std::size_t>(i)])});
+                p.addRow(row, total / 2.0, std::numeric_limits<double>::infinity());
+                const solver::MilpResult r = solver::solveMilp(p, {});
+                const QString where = QString("seed %1, unit %2: %3, enumeration %4")
+                                          .arg(seed)
+                                          .arg(unit)
+                                          .arg(r.objective / unit)
+                                          .arg(least);
+                QVERIFY2(r.status == solver::MilpResult::Status::Optimal, qPrintable(where));
+                QVERIFY2(std::abs(r.objective / unit - least) <= 1e-9 * least, qPrintable(where));
+                QVERIFY2(std::abs(r.bound / unit - least) <= 1e-9 * least, qPrintable(where));
+            }
+            ++solved;
+        }
+        QVERIFY(solved >= test::sampledCount(20));
+    }
+
     void provesTheLlamaBlock() {
         const OpModel m = shipped("hf-llama-1b-layers4-seq512-ops-traced.json");
         OpPlannerOptions options;
