@@ -150,6 +150,38 @@ private slots:
         }
     }
 
+    // There the enumeration's plans only start the MILP: it searches with a
+    // hundredth of the effort (as a search alone given that hundredth), and
+    // every plan is still proven, by the MILP.
+    void whereItCannotBeExactTheEnumerationOnlyStartsTheSolver() {
+        int narrower = 0;
+        for (unsigned seed = 1; seed <= 10; ++seed) {
+            if (!test::caseRuns(seed))
+                continue;
+            const OpModel m = randomOpModel(3, 9 + static_cast<int>(seed % 3), seed, true);
+            OpPlannerOptions seeded, searchOnly, hundredth;
+            seeded.effort = searchOnly.effort = 200'000;
+            searchOnly.solverEffort = hundredth.solverEffort = 0;
+            hundredth.effort = seeded.effort / kSeedShareOfEffort;
+            const OpPlanner planner(m.model, m.graph, seeded), alone(m.model, m.graph, searchOnly),
+                share(m.model, m.graph, hundredth);
+            QVERIFY(!alone.exact());
+            QCOMPARE(planner.replayedOps(), share.replayedOps());
+            narrower += planner.replayedOps() < alone.replayedOps();
+            const std::int64_t least = planner.minimumPeakBytes(), most = planner.storeAllPeakBytes();
+            for (int k = 0; k <= 6; ++k) {
+                const std::int64_t budget = least + (most - least) * k / 6;
+                const auto plan = planner.plan(budget);
+                QVERIFY(plan);
+                QVERIFY2(plan->exact, qPrintable(QString("seed %1 budget %2").arg(seed).arg(budget)));
+                QCOMPARE(Simulator::summarize(m.model, opSchedule(m.model, m.graph, plan->keep, "")).peakBytes,
+                         plan->predictedPeakBytes);
+                QVERIFY(plan->predictedPeakBytes <= budget);
+            }
+        }
+        QVERIFY2(narrower >= test::sampledCount(5), "the hundredth narrowed too few searches to show the rule");
+    }
+
     // A tensor that skips a block (a mask every other layer reads, a long
     // skip from two blocks back, an encoder's output made between the blocks
     // and read by every later one) is in no single block's neighbourhood: the
