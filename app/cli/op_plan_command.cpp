@@ -3,6 +3,7 @@
 // with --frontier the op-level and block-level curves and the named policies.
 #include "arguments.h"
 #include "commands.h"
+#include "fit_budget.h"
 #include "table.h"
 
 #include "core/errors.h"
@@ -238,13 +239,11 @@ AppliedOpPlan planAsPyTorchRunsIt(const Model &model, const OpGraph &graph, cons
                                   "the model's output and gradient to the end); the tightest runs at " +
                                   text(fit.applied.peakBytes) + ": --budget " + std::to_string(fit.applied.peakBytes));
         }
-        // Lower by the excess, and at least below the plan's own peak (else
-        // the same plan comes back while its peak is lower than the budget
-        // planned within), never past the least peak, and after a few tries
-        // straight to it: the tightest plan is always tried, so a budget at
-        // its run's peak always fits.
-        const std::int64_t below = std::min(fit.plannedWithin - (fit.applied.peakBytes - budget),
-                                            fit.result->predictedPeakBytes - 1);
+        // Lower (fit_budget.h), never past the least peak, and after a few
+        // tries straight to it: the tightest plan is always tried, so a
+        // budget at its run's peak always fits.
+        const std::int64_t below =
+            cli::budgetBelowPlan(fit.plannedWithin, fit.result->predictedPeakBytes, fit.applied.peakBytes, budget);
         fit.plannedWithin = attempt < 16 ? std::max(least, below) : least;
         fit.result = planner.plan(fit.plannedWithin);
     }

@@ -2,6 +2,7 @@
 // with the checkpoints it keeps and its cost against store-all.
 #include "arguments.h"
 #include "commands.h"
+#include "fit_budget.h"
 
 #include "core/errors.h"
 #include "core/model_io.h"
@@ -63,9 +64,7 @@ ComparisonRow fitWhenApplied(const Model &model, const Strategy &strategy, const
                                                  formatBytes(applied) + ", within the budget";
                 return plan;
             }
-            // By the excess, and at least below the plan's own peak: else the
-            // same plan comes back while its peak is lower than `planned`.
-            planned = std::min(planned - (applied - budget), plan.summary.peakBytes - 1);
+            planned = cli::budgetBelowPlan(planned, plan.summary.peakBytes, applied, budget);
         } else {
             planned -= std::max<std::int64_t>(budget / 64, 1); // it needs nested checkpoints: look lower
         }
