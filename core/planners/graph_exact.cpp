@@ -128,7 +128,8 @@ bool proveByStageSearch(const Model &model, BudgetUnit unit, std::int64_t budget
     const auto next = [&] { return std::min(most, least + fraction * (most - least)); };
     std::int64_t left = work;
     for (double bound = next();; bound = next()) {
-        const StageSearchResult s = searchGraphStages(model, unit, budget, bound, left, options.callbacks.cancelled);
+        const StageSearchResult s =
+            searchGraphStages(model, unit, budget, bound, left, options.callbacks.cancelled, options.searchThreads);
         plan.searchWork += s.work;
         left -= s.work;
         // A search that took little of the work left says the bound may
@@ -260,7 +261,8 @@ GraphExactPlan planGraphExact(const Model &model, BudgetUnit unit, std::int64_t 
         // Neither the solver nor any known plan fits: the stage search may,
         // with nothing to bound it but its work.
         const StageSearchResult s = searchGraphStages(model, unit, budget, std::numeric_limits<double>::infinity(),
-                                                      searchWork, options.callbacks.cancelled);
+                                                      searchWork, options.callbacks.cancelled,
+                                                      options.searchThreads);
         plan.searchWork += s.work;
         if (s.found) {
             Known k{s.computes, "stage search", count(model, s.computes)};

@@ -43,6 +43,9 @@ struct GraphExactOptions {
     // Stage layouts the exact stage search may evaluate where the solver
     // leaves a gap; 0: no search. Empty: kDefaultStageSearchWork.
     std::optional<std::int64_t> searchWork;
+    // Cores the stage search expands a stage's states on (0: every core this
+    // process may use); the plan is the same on any number.
+    int searchThreads = 0;
     // More known plans (compute ops with record flags) besides the ones the
     // planner makes itself, such as the plan at a nearby budget.
     std::vector<std::vector<Op>> incumbents;

@@ -1,14 +1,19 @@
 #include "core/planners/graph_stage_search.h"
 
 #include "core/errors.h"
+#include "core/executor/thread_pool.h"
 #include "core/planners/stage_mask.h"
 #include "core/planners/stage_pressure.h"
 #include "core/planners/store_all_positions.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -37,11 +42,30 @@ class WorkExhausted {};
 
 constexpr std::int64_t kMaxStates = 8'000'000;
 
+// A stage's states are expanded on every core when it is worth it: from
+// this many layouts into the search, and with two states or more.
+constexpr std::int64_t kParallelFrom = 20'000;
+
+// What the lanes expanding one stage share. Each lane counts its layouts
+// and publishes them in chunks, so a lane may stop as soon as the stage is
+// sure to be past the work left; whether it is, is decided afterwards from
+// the exact count of each state, which no thread count can change.
+struct StageShared {
+    std::int64_t limit = 0; // the layouts left for the stage
+    std::atomic<std::int64_t> published{0};
+    std::atomic<bool> stop{false};
+    std::mutex cancelMutex; // the caller's cancel check, one thread at a time
+    std::mutex errorMutex;
+    std::exception_ptr error; // the first failure that is not running out of work
+    bool cancelled = false;
+};
+
 class StageSearch {
 public:
     StageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound, std::int64_t maxWork,
-                const std::function<bool()> &cancelled)
-        : model_(model), cap_(budget), upperBound_(upperBound), maxWork_(maxWork), cancelled_(cancelled) {
+                const std::function<bool()> &cancelled, int threads)
+        : model_(model), cap_(budget), upperBound_(upperBound), maxWork_(maxWork), cancelled_(cancelled),
+          threads_(threads > 0 ? std::min(threads, exec::kMaxThreads) : exec::availableCores()) {
         n_ = model.layers();
         V_ = model.nodeCount();
         tolerance_ = std::isfinite(upperBound) ? 1e-9 * std::max(1.0, std::abs(upperBound)) : 0;
@@ -135,22 +159,15 @@ public:
         std::vector<std::vector<Entry>> stages;
         try {
             for (int t = 1; t < V_; ++t) {
-                next_.clear();
-                index_.clear();
-                for (std::size_t i = 0; i < current.size(); ++i) {
-                    stage_ = t;
-                    from_ = &current[i];
-                    fromIndex_ = static_cast<std::int32_t>(i);
-                    expand();
-                }
+                std::vector<Entry> next = expandStage(t, current);
                 stages.push_back(std::move(current));
-                current = dropDominated(std::move(next_));
+                current = dropDominated(std::move(next));
                 states_ += static_cast<std::int64_t>(current.size());
                 if (current.empty())
                     break;
             }
         } catch (const WorkExhausted &) {
-            result.work = std::min(work_, maxWork_); // the layout past the bound was not evaluated
+            result.work = maxWork_; // the layout past the bound was not evaluated
             result.states = states_;
             return result;
         }
@@ -184,6 +201,106 @@ public:
     }
 
 private:
+    // Every state of stage t expanded, one task each, on as many lanes as
+    // pay; the states of stage t+1 are then gathered in the order of the
+    // states they came from, as one lane would have found them: the same
+    // states, costs and plans on any number of cores.
+    std::vector<Entry> expandStage(int t, const std::vector<Entry> &current) {
+        StageShared shared;
+        shared.limit = maxWork_ - work_;
+        const std::size_t n = current.size();
+        if (!pool_ && n >= 2 && work_ >= kParallelFrom && threads_ > 1)
+            pool_ = std::make_shared<exec::ThreadPool>(threads_);
+        const auto lanes = static_cast<std::size_t>(pool_ ? pool_->threads() : 1);
+        if (lanes_.size() != lanes) {
+            lanes_.clear(); // a copy then holds no lanes of its own
+            const StageSearch lane(*this);
+            lanes_.reserve(lanes);
+            while (lanes_.size() < lanes)
+                lanes_.push_back(lane);
+        }
+        std::vector<std::vector<Entry>> found(n);
+        std::vector<std::int64_t> workOf(n, 0);
+        auto task = [&](std::int64_t i, int lane) {
+            StageSearch &s = lanes_[static_cast<std::size_t>(lane)];
+            s.shared_ = &shared;
+            s.states_ = states_;
+            try {
+                workOf[static_cast<std::size_t>(i)] = s.expandOne(t, current, i, found[static_cast<std::size_t>(i)]);
+            } catch (const WorkExhausted &) {
+                shared.stop.store(true, std::memory_order_relaxed);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(shared.errorMutex);
+                if (!shared.error)
+                    shared.error = std::current_exception();
+                shared.stop.store(true, std::memory_order_relaxed);
+            }
+        };
+        if (pool_)
+            pool_->run(static_cast<std::int64_t>(n), task);
+        else
+            for (std::size_t i = 0; i < n; ++i)
+                task(static_cast<std::int64_t>(i), 0);
+        if (shared.error)
+            std::rethrow_exception(shared.error);
+        if (shared.cancelled)
+            throw Cancelled();
+        if (shared.stop.load())
+            throw WorkExhausted{};
+        std::int64_t stageWork = 0;
+        for (std::int64_t w : workOf)
+            stageWork += w;
+        if (stageWork > shared.limit)
+            throw WorkExhausted{};
+        work_ += stageWork;
+        for (const StageSearch &lane : lanes_)
+            leastCut_ = std::min(leastCut_, lane.leastCut_);
+        std::vector<Entry> next;
+        index_.clear();
+        for (const std::vector<Entry> &list : found)
+            for (const Entry &e : list)
+                gather(next, e);
+        return next;
+    }
+
+    // One state of stage t (a lane's task): the states it leads to, each
+    // the cheapest way it found there; returns the layouts it evaluated.
+    std::int64_t expandOne(int t, const std::vector<Entry> &current, std::int64_t i, std::vector<Entry> &out) {
+        stage_ = t;
+        from_ = &current[static_cast<std::size_t>(i)];
+        fromIndex_ = static_cast<std::int32_t>(i);
+        next_.clear();
+        if (index_.bucket_count() > 4096)
+            index_ = {};
+        else
+            index_.clear();
+        stateWork_ = 0;
+        expand();
+        out = std::move(next_);
+        next_ = {};
+        return stateWork_;
+    }
+
+    // A layout evaluated: past the stage's work, or told to stop, the lane
+    // stops; every 4096 it publishes its count and asks whether to cancel.
+    void tick() {
+        ++stateWork_;
+        if (stateWork_ > shared_->limit)
+            throw WorkExhausted{};
+        if ((stateWork_ & 4095) != 0)
+            return;
+        if (shared_->published.fetch_add(4096, std::memory_order_relaxed) + 4096 > shared_->limit ||
+            shared_->stop.load(std::memory_order_relaxed))
+            throw WorkExhausted{};
+        if (cancelled_) {
+            const std::lock_guard<std::mutex> lock(shared_->cancelMutex);
+            if (!shared_->cancelled && cancelled_())
+                shared_->cancelled = true;
+            if (shared_->cancelled)
+                throw WorkExhausted{}; // expandStage turns it into Cancelled
+        }
+    }
+
     NodeId nodeAt(int p) const { return nodeAtPosition(model_, p); }
     int positionOf(NodeId id) const { return planners::positionOf(model_, id); }
     std::int64_t weightOf(Mask m) const { return sumOf(m, weight_); }
@@ -245,8 +362,7 @@ private:
     }
 
     void decide(int p, Mask required, Mask computed, Mask recorded, Mask extras, Mask dropped, double cost) {
-        if (++work_ > maxWork_)
-            throw WorkExhausted{};
+        tick();
         // At the stage's own computation, what it reads, the nodes computed
         // only to be kept and every internals recorded are all there.
         const int t = stage_;
@@ -362,10 +478,7 @@ private:
     }
 
     bool fits(Mask keep, Mask keepHeld) {
-        if (++work_ > maxWork_)
-            throw WorkExhausted{};
-        if ((work_ & 4095) == 0 && cancelled_ && cancelled_())
-            throw Cancelled();
+        tick();
         const int t = stage_;
         const Mask start = layout_.startResident & (layout_.required | keep);
         const Mask heldStart = from_->held & (savedNeed_[t] | keepHeld);
@@ -432,15 +545,22 @@ private:
         if (cut(cost, stage_ + 1, keep, keepHeld))
             return;
         // The states kept are bounded too (about 100 bytes each with their
-        // index): a search that would hold more stops as out of work.
-        if (states_ + static_cast<std::int64_t>(next_.size()) >= kMaxStates)
-            throw WorkExhausted{};
-        const auto [it, fresh] = index_.try_emplace({keep, keepHeld}, static_cast<std::int32_t>(next_.size()));
-        Entry e{keep, keepHeld, cost, fromIndex_, layout_.computed, layout_.recorded};
-        if (fresh)
-            next_.push_back(e);
-        else if (cost < next_[static_cast<std::size_t>(it->second)].cost)
-            next_[static_cast<std::size_t>(it->second)] = e;
+        // index): a search that would hold more stops as out of work
+        // (gather).
+        gather(next_, Entry{keep, keepHeld, cost, fromIndex_, layout_.computed, layout_.recorded});
+    }
+
+    // A state of the next stage into `next`: the first way found there, or a
+    // strictly cheaper one.
+    void gather(std::vector<Entry> &next, const Entry &e) {
+        const auto [it, fresh] = index_.try_emplace({e.resident, e.held}, static_cast<std::int32_t>(next.size()));
+        if (fresh) {
+            if (states_ + static_cast<std::int64_t>(next.size()) >= kMaxStates)
+                throw WorkExhausted{};
+            next.push_back(e);
+        } else if (e.cost < next[static_cast<std::size_t>(it->second)].cost) {
+            next[static_cast<std::size_t>(it->second)] = e;
+        }
     }
 
     // A state is dropped when another holds a strict superset for no more
@@ -494,20 +614,26 @@ private:
     Mask extras_ = 0;
     std::vector<Entry> next_;
     std::unordered_map<std::pair<Mask, Mask>, std::int32_t, KeyHash> index_;
-    std::int64_t work_ = 0, states_ = 0;
+    std::int64_t work_ = 0, states_ = 0, stateWork_ = 0;
     double leastCut_ = std::numeric_limits<double>::infinity();
+
+    // The lanes: copies of this search, each with its own scratch.
+    int threads_ = 1;
+    std::shared_ptr<exec::ThreadPool> pool_;
+    std::vector<StageSearch> lanes_;
+    StageShared *shared_ = nullptr;
 };
 
 } // namespace
 
 StageSearchResult searchGraphStages(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound,
-                                    std::int64_t maxWork, const std::function<bool()> &cancelled) {
+                                    std::int64_t maxWork, const std::function<bool()> &cancelled, int threads) {
     if (unit == BudgetUnit::Slots)
         throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
     if (model.layers() > kMaxStageSearchLayers)
         throw LimitExceeded("the exact stage search takes up to " + std::to_string(kMaxStageSearchLayers) +
                             " layers, got " + std::to_string(model.layers()));
-    return StageSearch(model, unit, budget, upperBound, maxWork, cancelled).run();
+    return StageSearch(model, unit, budget, upperBound, maxWork, cancelled, threads).run();
 }
 
 } // namespace remat::planners

@@ -51,8 +51,14 @@ struct StageSearchResult {
 // The least recompute cost within `budget` of the class, below `upperBound`
 // (in the model's cost unit, beyond every node's first computation; give the
 // cheapest known plan's to prove it, or less to prove a lower bound). Throws LimitExceeded for graphs over
-// kMaxStageSearchLayers, Cancelled when `cancelled` says so.
+// kMaxStageSearchLayers, Cancelled when `cancelled` says so (it may be asked
+// from any of the search's threads, one at a time).
+//
+// A stage's states are expanded on `threads` cores (0: every core this
+// process may use) and gathered in one order: the result, the work counted
+// included, is the same on any number of cores.
 StageSearchResult searchGraphStages(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound,
-                                    std::int64_t maxWork, const std::function<bool()> &cancelled = {});
+                                    std::int64_t maxWork, const std::function<bool()> &cancelled = {},
+                                    int threads = 0);
 
 } // namespace remat::planners

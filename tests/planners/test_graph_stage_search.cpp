@@ -20,6 +20,7 @@
 
 #include <QTest>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -165,11 +166,51 @@ private slots:
         QCOMPARE(again.recomputeCost, full.recomputeCost);
     }
 
+    // A stage's states are expanded on several cores and gathered in one
+    // order: the answer, the work counted and the states kept are the same
+    // on one core as on several, whether the search finds a plan, proves a
+    // bound or runs out of work (each of these runs its later stages on
+    // several lanes: they pass the work from which the search uses them).
+    void sameOnAnyNumberOfCores_data() {
+        QTest::addColumn<qint64>("budget");
+        QTest::addColumn<double>("bound");
+        QTest::addColumn<qint64>("work");
+        QTest::newRow("finds the least, 697.32 MB") << qint64(697'320'516) << 0.05 << qint64(kAmpleWork);
+        QTest::newRow("proves a bound, 419.23 MB") << qint64(419'227'834) << 10.0 << qint64(kAmpleWork);
+        QTest::newRow("out of work, 419.23 MB") << qint64(419'227'834) << 10.0 << qint64(400'000);
+    }
+    void sameOnAnyNumberOfCores() {
+        QFETCH(qint64, budget);
+        QFETCH(double, bound);
+        QFETCH(qint64, work);
+        const Model model = shipped("resnet18-batch32.json");
+        const auto one = planners::searchGraphStages(model, planners::BudgetUnit::Bytes, budget, bound, work, {}, 1);
+        QVERIFY(one.work > 100'000);
+        for (int threads : {2, 3}) {
+            const auto many =
+                planners::searchGraphStages(model, planners::BudgetUnit::Bytes, budget, bound, work, {}, threads);
+            QCOMPARE(many.complete, one.complete);
+            QCOMPARE(many.found, one.found);
+            QCOMPARE(many.recomputeCost, one.recomputeCost);
+            QCOMPARE(many.leastCost, one.leastCost);
+            QCOMPARE(many.work, one.work);
+            QCOMPARE(many.states, one.states);
+            QVERIFY(many.computes == one.computes);
+        }
+    }
+
     void cancelled() {
         const Model model = shipped("resnet18-batch32.json");
         QVERIFY_THROWS_EXCEPTION(Cancelled, planners::searchGraphStages(model, planners::BudgetUnit::Bytes,
                                                                          400'000'000, kNoBound, kAmpleWork,
                                                                          [] { return true; }));
+        // Asked while every core is busy: the search stops within a few
+        // thousand layouts of the request, on whichever core sees it.
+        std::atomic<int> asked{0};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, planners::searchGraphStages(model, planners::BudgetUnit::Bytes,
+                                                                         419'227'834, kNoBound, kAmpleWork,
+                                                                         [&] { return ++asked > 200; }, 2));
+        QVERIFY(asked <= 201);
     }
 
     // Near store-all's peak the solver leaves ResNet-18's budgets open at its
