@@ -2,7 +2,9 @@
 // exact stage search"): at budgets evenly from the least peak found to
 // store-all's, the graph planner with the MILP alone (--search-work 0) beside
 // the planner with the search, the time each took and what each proved.
-//   build/release/bench/planners/bench_graph_search MODEL.json [--budgets 10] [--work N]
+// --threads N expands the search's stages on N cores (default: every core;
+// the plans and the work are the same on any number, the time is not).
+//   build/release/bench/planners/bench_graph_search MODEL.json [--budgets 10] [--work N] [--threads N]
 #include "bench/planners/bench_clock.h"
 #include "core/errors.h"
 #include "core/model_io.h"
@@ -26,7 +28,7 @@ using bench::seconds;
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s MODEL.json [--budgets N] [--work N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s MODEL.json [--budgets N] [--work N] [--threads N]\n", argv[0]);
         return 2;
     }
     int budgets = 10;
@@ -53,8 +55,17 @@ int main(int argc, char **argv) {
             if (!v)
                 return 2;
             searched.searchWork = static_cast<std::int64_t>(*v);
+        } else if (!std::strcmp(argv[a], "--threads") && hasValue) {
+            const auto v = count("--threads", argv[++a], 1);
+            if (!v || *v > 256) {
+                if (v)
+                    std::fprintf(stderr, "--threads %s: expected a whole number from 1 to 256\n", argv[a]);
+                return 2;
+            }
+            searched.searchThreads = static_cast<int>(*v);
         } else {
-            std::fprintf(stderr, "%s: unknown option or missing value (--budgets N, --work N)\n", argv[a]);
+            std::fprintf(stderr, "%s: unknown option or missing value (--budgets N, --work N, --threads N)\n",
+                         argv[a]);
             return 2;
         }
     }

@@ -18,6 +18,8 @@ refuses "--work 1e6x: expected a whole number" --work 1e6x
 refuses "--work 2.5: expected a whole number" --work 2.5
 refuses "--budgets 1: expected a whole number from 2" --budgets 1
 refuses "--frob: unknown option" --frob
+refuses "--threads 0: expected a whole number from 1" --threads 0
+refuses "--threads 300: expected a whole number from 1 to 256" --threads 300
 out=$("$bench" "$model" --budgets 2 --work 1e5 2>&1) || { echo "FAIL: --work 1e5 -> $out"; fail=1; }
 # Read as 1 it would evaluate a single layout.
 printf '%s\n' "$out" | grep -Eq "[1-9][0-9]{3,} stage layouts" || { echo "FAIL: --work 1e5 read as less: $out"; fail=1; }
