@@ -82,9 +82,25 @@ public:
     DtrRun run() {
         const std::vector<Op> program = programOf(m_);
         uses_ = usesOf(m_, program);
-        for (const Op &op : program)
+        readAt_.assign(static_cast<std::size_t>(m_.nodeCount()), {});
+        savedReadAt_.assign(static_cast<std::size_t>(m_.forwardCount()), {});
+        for (std::size_t k = 0; k < program.size(); ++k) {
+            for (NodeId r : m_.reads(program[k].node))
+                readAt_[r].push_back(static_cast<std::int64_t>(k));
+            for (int c : m_.savedReads(program[k].node))
+                savedReadAt_[static_cast<std::size_t>(c)].push_back(static_cast<std::int64_t>(k));
+        }
+        for (const Op &op : program) {
             runProgramOp(op);
+            ++programAt_;
+        }
         return std::move(out_);
+    }
+
+    // Program ops from the one running to the next that reads (at least 1).
+    std::int64_t untilRead(const std::vector<std::int64_t> &at) const {
+        const auto next = std::lower_bound(at.begin(), at.end(), programAt_);
+        return next == at.end() ? std::numeric_limits<std::int32_t>::max() : std::max<std::int64_t>(1, *next - programAt_);
     }
 
 private:
@@ -334,6 +350,7 @@ private:
         double cost = 0;
         std::int64_t size = 0;
         std::int64_t idle = 0;
+        std::int64_t ahead = 1; // program ops until its next read
         double score = std::numeric_limits<double>::infinity();
     };
 
@@ -341,7 +358,9 @@ private:
         if (c.size <= 0)
             return;
         ++count;
-        const double staleness = heuristic_ == DtrHeuristic::Dtr ? static_cast<double>(c.idle) : 1.0;
+        const double staleness = heuristic_ == DtrHeuristic::Dtr       ? static_cast<double>(c.idle)
+                                 : heuristic_ == DtrHeuristic::NextUse ? static_cast<double>(c.ahead)
+                                                                       : 1.0;
         c.score = c.cost / (static_cast<double>(c.size) * staleness);
         const bool better =
             c.score < best.score ||
@@ -357,12 +376,16 @@ private:
             for (NodeId x : residentForward_)
                 if (locks_[x] == 0) {
                     const int layer = m_.indexOf(x);
-                    consider({false, layer, evictionCost(layer, false), w_.node(x), clock_ - lastUse_[x]}, best, count);
+                    consider({false, layer, evictionCost(layer, false), w_.node(x), clock_ - lastUse_[x],
+                              untilRead(readAt_[x])},
+                             best, count);
                 }
             if (!budget_.nodes)
                 for (int c = 1; c < m_.forwardCount(); ++c)
                     if (saved_[c] && savedLocks_[c] == 0)
-                        consider({true, c, evictionCost(c, true), w_.saved(c), clock_ - savedLastUse_[c]}, best, count);
+                        consider({true, c, evictionCost(c, true), w_.saved(c), clock_ - savedLastUse_[c],
+                                  untilRead(savedReadAt_[static_cast<std::size_t>(c)])},
+                                 best, count);
             if (count == 0)
                 throw InvalidArgument(
                     "dtr ran out of memory at op " + std::to_string(out_.ops.size()) + " (" + describe(m_, forOp) +
@@ -411,6 +434,8 @@ private:
     std::vector<NodeId> residentForward_; // evictable candidates, a_0 excluded
     std::vector<int> position_;           // by forward index: where in residentForward_, -1 when not resident
     std::int64_t clock_ = 0;              // computes so far
+    std::int64_t programAt_ = 0;          // the program op running
+    std::vector<std::vector<std::int64_t>> readAt_, savedReadAt_; // program ops reading each node, each layer's internals
     std::int64_t used_ = 0;               // held, in the budget's unit
     std::int64_t heldNodes_ = 0;
     std::int64_t heldBytes_ = 0; // resident nodes and saved internals
@@ -432,11 +457,27 @@ DtrHeuristic dtrHeuristicNamed(std::string_view name) {
 }
 
 std::string_view dtrHeuristicName(DtrHeuristic heuristic) {
-    return heuristic == DtrHeuristic::Dtr ? "dtr" : "cost-per-byte";
+    switch (heuristic) {
+    case DtrHeuristic::Dtr:
+        return "dtr";
+    case DtrHeuristic::CostPerByte:
+        return "cost-per-byte";
+    case DtrHeuristic::NextUse:
+        return "next-use";
+    }
+    return "dtr";
 }
 
 std::string_view dtrHeuristicFormula(DtrHeuristic heuristic) {
-    return heuristic == DtrHeuristic::Dtr ? "h_DTR = c/(m·s)" : "h = c/m";
+    switch (heuristic) {
+    case DtrHeuristic::Dtr:
+        return "h_DTR = c/(m·s)";
+    case DtrHeuristic::CostPerByte:
+        return "h = c/m";
+    case DtrHeuristic::NextUse:
+        return "h = c/(m·d)";
+    }
+    return "h_DTR = c/(m·s)";
 }
 
 namespace {

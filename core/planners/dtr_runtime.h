@@ -34,12 +34,18 @@ enum class DtrHeuristic {
     Dtr,
     // h = c / m: the node's own cost over its size; no staleness, no chains.
     CostPerByte,
+    // h = c / (m x d): c as for h_DTR, d the program's ops until it next
+    // reads the node (or those internals). Not a runtime's choice: it knows
+    // the step ahead, as a planner does (Belady's rule weighed by cost and
+    // size); the graph planner starts from its plans too.
+    NextUse,
 };
 
-// "dtr" or "cost-per-byte"; throws InvalidArgument naming the known ones.
+// "dtr" or "cost-per-byte" (the runtime's; NextUse is the planner's and not
+// named): throws InvalidArgument naming the known ones.
 DtrHeuristic dtrHeuristicNamed(std::string_view name);
-std::string_view dtrHeuristicName(DtrHeuristic heuristic);
-// "h_DTR = c/(m·s)" or "h = c/m".
+std::string_view dtrHeuristicName(DtrHeuristic heuristic); // "dtr", "cost-per-byte", "next-use"
+// "h_DTR = c/(m·s)", "h = c/m" or "h = c/(m·d)".
 std::string_view dtrHeuristicFormula(DtrHeuristic heuristic);
 
 struct DtrBudget {

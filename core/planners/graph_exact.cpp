@@ -75,10 +75,13 @@ std::vector<Known> knownPlans(const Model &model, BudgetUnit unit, std::int64_t 
         // No heuristic plan fits: the others may.
     } catch (const LimitExceeded &) {
     }
-    for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
+    // The runtime under both of its heuristics, and told the step ahead
+    // (next-use eviction), which finds cheaper plans at some tight budgets
+    // (docs/planners.md).
+    for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte, DtrHeuristic::NextUse})
         try {
             const DtrRun run = runDtr(model, DtrBudget{unit == BudgetUnit::Nodes, budget}, h, Strategy::kMaxOps);
-            add(computesOf(run.ops), "dtr");
+            add(computesOf(run.ops), h == DtrHeuristic::NextUse ? "next-use eviction" : "dtr");
         } catch (const InvalidArgument &) {
             // dtr runs out of memory at this budget.
         } catch (const LimitExceeded &) {
@@ -334,7 +337,7 @@ GraphMinimum minimumGraphPeak(const Model &model, BudgetUnit unit, const GraphEx
     // Where dtr runs is not monotone in the budget: bisect for a low one, keeping every peak it reaches.
     auto dtrRuns = [&](std::int64_t budget) {
         bool ran = false;
-        for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte})
+        for (DtrHeuristic h : {DtrHeuristic::Dtr, DtrHeuristic::CostPerByte, DtrHeuristic::NextUse})
             try {
                 const DtrRun run = runDtr(model, DtrBudget{nodes, budget}, h, Strategy::kMaxOps);
                 least.peak = std::min(least.peak, peakIn(unit, count(model, computesOf(run.ops))));

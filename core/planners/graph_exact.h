@@ -3,7 +3,7 @@
 // proven bound"): the least compute within a budget over the class of
 // GraphMilp (graph_milp.h), solved by the MILP solver of core/solver and
 // started from every plan remat already knows (recompute-all, the graph
-// heuristic, dtr under both heuristics). The answer is the cheapest of the
+// heuristic, dtr under both heuristics and told the step ahead). The answer is the cheapest of the
 // solver's plan and those, decoded into compute ops, given its frees by
 // insertFrees and counted by the simulator. It is called optimal only when
 // the solver proved it (gap 0), and otherwise carries the gap it proved
@@ -61,7 +61,7 @@ struct GraphExactPlan {
     double lowerBound = 0;
     bool optimal = false;  // cost == lowerBound, proven
     bool storeAll = false; // the budget holds store-all: nothing to search
-    std::string source;    // "solver", "stage search", "store-all", "dtr", "graph heuristic", "recompute-all", "given"
+    std::string source;    // "solver", "stage search", "store-all", "dtr", "next-use eviction", "graph heuristic", "recompute-all", "given"
     int columns = 0, rows = 0, integerColumns = 0;
     std::int64_t nodes = 0; // branch-and-bound nodes taken
     // The exact stage search proved the plan (cost == lowerBound) where the
