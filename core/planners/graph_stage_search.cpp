@@ -10,10 +10,10 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -222,6 +222,8 @@ private:
         std::vector<std::vector<Entry>> found(n);
         std::vector<std::int64_t> workOf(n, 0);
         auto task = [&](std::int64_t i, int lane) {
+            if (shared.stop.load(std::memory_order_relaxed))
+                return; // the stage is over: out of work, cancelled or failed
             StageSearch &s = lanes_[static_cast<std::size_t>(lane)];
             s.shared_ = &shared;
             s.states_ = states_;
