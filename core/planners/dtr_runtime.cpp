@@ -37,20 +37,35 @@ std::vector<Op> programOf(const Model &model) {
     return ops;
 }
 
+// Which ops of the program (their indices, in order) read each node and
+// each layer's internals.
+struct ReadsAt {
+    std::vector<std::vector<std::int64_t>> node;  // by NodeId
+    std::vector<std::vector<std::int64_t>> saved; // by forward index
+};
+ReadsAt readsAt(const Model &model, const std::vector<Op> &program) {
+    ReadsAt at{std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(model.nodeCount())),
+               std::vector<std::vector<std::int64_t>>(static_cast<std::size_t>(model.forwardCount()))};
+    for (std::size_t k = 0; k < program.size(); ++k) {
+        for (NodeId r : model.reads(program[k].node))
+            at.node[r].push_back(static_cast<std::int64_t>(k));
+        for (int c : model.savedReads(program[k].node))
+            at.saved[static_cast<std::size_t>(c)].push_back(static_cast<std::int64_t>(k));
+    }
+    return at;
+}
+
 // How many ops of the program read each node and each layer's internals.
 struct Uses {
     std::vector<std::int64_t> node;  // by NodeId
     std::vector<std::int64_t> saved; // by forward index
 };
-Uses usesOf(const Model &model, const std::vector<Op> &program) {
-    Uses u{std::vector<std::int64_t>(static_cast<std::size_t>(model.nodeCount()), 0),
-           std::vector<std::int64_t>(static_cast<std::size_t>(model.forwardCount()), 0)};
-    for (const Op &op : program) {
-        for (NodeId r : model.reads(op.node))
-            ++u.node[r];
-        for (int c : model.savedReads(op.node))
-            ++u.saved[static_cast<std::size_t>(c)];
-    }
+Uses usesOf(const ReadsAt &at) {
+    Uses u;
+    for (const auto &reads : at.node)
+        u.node.push_back(static_cast<std::int64_t>(reads.size()));
+    for (const auto &reads : at.saved)
+        u.saved.push_back(static_cast<std::int64_t>(reads.size()));
     return u;
 }
 
@@ -81,15 +96,8 @@ public:
 
     DtrRun run() {
         const std::vector<Op> program = programOf(m_);
-        uses_ = usesOf(m_, program);
-        readAt_.assign(static_cast<std::size_t>(m_.nodeCount()), {});
-        savedReadAt_.assign(static_cast<std::size_t>(m_.forwardCount()), {});
-        for (std::size_t k = 0; k < program.size(); ++k) {
-            for (NodeId r : m_.reads(program[k].node))
-                readAt_[r].push_back(static_cast<std::int64_t>(k));
-            for (int c : m_.savedReads(program[k].node))
-                savedReadAt_[static_cast<std::size_t>(c)].push_back(static_cast<std::int64_t>(k));
-        }
+        readsAt_ = readsAt(m_, program);
+        uses_ = usesOf(readsAt_);
         for (const Op &op : program) {
             runProgramOp(op);
             ++programAt_;
@@ -100,7 +108,9 @@ public:
     // Program ops from the one running to the next that reads (at least 1).
     std::int64_t untilRead(const std::vector<std::int64_t> &at) const {
         const auto next = std::lower_bound(at.begin(), at.end(), programAt_);
-        return next == at.end() ? std::numeric_limits<std::int32_t>::max() : std::max<std::int64_t>(1, *next - programAt_);
+        if (next == at.end())
+            return std::numeric_limits<std::int32_t>::max();
+        return std::max<std::int64_t>(1, *next - programAt_);
     }
 
 private:
@@ -377,14 +387,14 @@ private:
                 if (locks_[x] == 0) {
                     const int layer = m_.indexOf(x);
                     consider({false, layer, evictionCost(layer, false), w_.node(x), clock_ - lastUse_[x],
-                              untilRead(readAt_[x])},
+                              untilRead(readsAt_.node[x])},
                              best, count);
                 }
             if (!budget_.nodes)
                 for (int c = 1; c < m_.forwardCount(); ++c)
                     if (saved_[c] && savedLocks_[c] == 0)
                         consider({true, c, evictionCost(c, true), w_.saved(c), clock_ - savedLastUse_[c],
-                                  untilRead(savedReadAt_[static_cast<std::size_t>(c)])},
+                                  untilRead(readsAt_.saved[static_cast<std::size_t>(c)])},
                                  best, count);
             if (count == 0)
                 throw InvalidArgument(
@@ -435,7 +445,7 @@ private:
     std::vector<int> position_;           // by forward index: where in residentForward_, -1 when not resident
     std::int64_t clock_ = 0;              // computes so far
     std::int64_t programAt_ = 0;          // the program op running
-    std::vector<std::vector<std::int64_t>> readAt_, savedReadAt_; // program ops reading each node, each layer's internals
+    ReadsAt readsAt_;                     // the program ops reading each node and each layer's internals
     std::int64_t used_ = 0;               // held, in the budget's unit
     std::int64_t heldNodes_ = 0;
     std::int64_t heldBytes_ = 0; // resident nodes and saved internals
@@ -497,7 +507,7 @@ std::int64_t programNeed(const Model &model, bool nodes, bool withRecomputations
         rematUpTo[static_cast<std::size_t>(j)] = std::max(rematUpTo[static_cast<std::size_t>(j - 1)], own);
     }
     const std::vector<Op> program = programOf(model);
-    Uses uses = usesOf(model, program);
+    Uses uses = usesOf(readsAt(model, program));
     const NodeId input = model.inputNode();
     std::int64_t gradients = 0; // gradients held, never evicted
     std::int64_t least = 0;

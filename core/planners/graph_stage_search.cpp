@@ -65,7 +65,7 @@ public:
     StageSearch(const Model &model, BudgetUnit unit, std::int64_t budget, double upperBound, std::int64_t maxWork,
                 const std::function<bool()> &cancelled, int threads)
         : model_(model), cap_(budget), upperBound_(upperBound), maxWork_(maxWork), cancelled_(cancelled),
-          threads_(threads > 0 ? std::min(threads, exec::kMaxThreads) : exec::availableCores()) {
+          threads_(threads > 0 ? threads : exec::availableCores()) {
         n_ = model.layers();
         V_ = model.nodeCount();
         tolerance_ = std::isfinite(upperBound) ? 1e-9 * std::max(1.0, std::abs(upperBound)) : 0;
@@ -632,6 +632,9 @@ StageSearchResult searchGraphStages(const Model &model, BudgetUnit unit, std::in
                                     std::int64_t maxWork, const std::function<bool()> &cancelled, int threads) {
     if (unit == BudgetUnit::Slots)
         throw InvalidArgument("--slots applies to chains; give this graph's budget in bytes or nodes");
+    if (threads < 0 || threads > exec::kMaxThreads)
+        throw InvalidArgument("the stage search's threads must be 0 (every core) to " +
+                              std::to_string(exec::kMaxThreads) + ", got " + std::to_string(threads));
     if (model.layers() > kMaxStageSearchLayers)
         throw LimitExceeded("the exact stage search takes up to " + std::to_string(kMaxStageSearchLayers) +
                             " layers, got " + std::to_string(model.layers()));

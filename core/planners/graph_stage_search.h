@@ -51,7 +51,8 @@ struct StageSearchResult {
 // The least recompute cost within `budget` of the class, below `upperBound`
 // (in the model's cost unit, beyond every node's first computation; give the
 // cheapest known plan's to prove it, or less to prove a lower bound). Throws LimitExceeded for graphs over
-// kMaxStageSearchLayers, Cancelled when `cancelled` says so (it may be asked
+// kMaxStageSearchLayers, InvalidArgument for `threads` outside 0..256,
+// Cancelled when `cancelled` says so (it may be asked
 // from any of the search's threads, one at a time).
 //
 // A stage's states are expanded on `threads` cores (0: every core this

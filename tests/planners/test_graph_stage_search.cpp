@@ -264,6 +264,14 @@ private slots:
         const Model model = test::randomGraph(64, 1);
         QVERIFY_THROWS_EXCEPTION(LimitExceeded,
                                  planners::searchGraphStages(model, planners::BudgetUnit::Bytes, 1000, kNoBound, 10));
+        const Model four = test::randomGraph(4, 1);
+        for (int threads : {-1, 257})
+            try {
+                planners::searchGraphStages(four, planners::BudgetUnit::Bytes, 1000, kNoBound, 10, {}, threads);
+                QFAIL("a thread count outside 0..256 was taken");
+            } catch (const InvalidArgument &e) {
+                QVERIFY2(QString(e.what()).contains("got " + QString::number(threads)), e.what());
+            }
         planners::GraphExactOptions o;
         o.searchWork = -1;
         const Model small = test::randomGraph(4, 1);
