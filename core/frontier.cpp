@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "core/budget_sweep.h"
 #include "core/errors.h"
 #include "core/planners/chain_budget.h"
 #include "core/planners/dag_plans.h"
@@ -225,63 +226,37 @@ Frontier computeFrontier(const Model &model, const FrontierOptions &options) {
     }
 
     const std::int64_t low = lowestBudget(model, named, options.effort), high = frontier.storeAllBytes;
-    const StrategyRegistry &registry = StrategyRegistry::builtin();
     const bool offloading = clock && clock->link.carries() && model.isChain();
-    const int runs = offloading ? 2 : 1;
+    std::vector<SweepBudget> budgets;
     std::vector<std::int64_t> budgetsTried;
     for (int k = 0; k < options.samples; ++k) {
-        for (int run = 0; run < runs; ++run) {
-            if (options.cancelled && options.cancelled())
-                throw Cancelled();
-            const bool offload = run == 1;
-            StrategyParams params;
-            params.budgetBytes = low + static_cast<std::int64_t>(double(high - low) * k / (options.samples - 1));
-            if (run == 0)
-                budgetsTried.push_back(*params.budgetBytes);
-            params.memorySteps = options.memorySteps;
-            params.cancelled = options.cancelled;
-            if (!offload && !model.isChain()) {
-                params.effort = options.effort;
-                params.searchWork = options.searchWork;
-            }
-            if (offload)
-                params.machine = clock;
-            const double slot = double(k * runs + run);
-            if (options.progress)
-                params.progress = [&options, slot, runs](double f) {
-                    options.progress((slot + f) / (options.samples * runs));
-                };
-            try {
-                const Schedule s = registry.get(offload ? "offload-budget" : "budget").makeSchedule(model, params);
-                (offload ? offloadCandidates : candidates)
-                    .push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));
-            } catch (const InvalidArgument &) {
-                // Below what the planner can fit (or within its rounding): the next budget is larger.
-            }
-            if (options.progress)
-                options.progress((slot + 1) / (options.samples * runs));
-        }
+        const std::int64_t budget = low + static_cast<std::int64_t>(double(high - low) * k / (options.samples - 1));
+        budgetsTried.push_back(budget);
+        budgets.push_back({budget, false});
+        if (offloading)
+            budgets.push_back({budget, true});
     }
     if (options.dtr) {
         // The planner at dtr's least budget too, so that every dtr point has the planner's answer at its budget.
         frontier.dtrMinimumBytes = planners::dtrMinimumBudget(model, false);
-        if (frontier.dtrMinimumBytes >= low && frontier.dtrMinimumBytes <= high) {
-            StrategyParams params;
-            params.budgetBytes = frontier.dtrMinimumBytes;
-            params.memorySteps = options.memorySteps;
-            params.cancelled = options.cancelled;
-            if (!model.isChain()) {
-                params.effort = options.effort;
-                params.searchWork = options.searchWork;
-            }
-            try {
-                const Schedule s = registry.get("budget").makeSchedule(model, params);
-                candidates.push_back(pointOf(*params.budgetBytes, {}, count(model, s, clock), s.description));
-            } catch (const InvalidArgument &) {
-                // Below what the planner can fit: dtr has no planned point beside it there.
-            }
-        }
+        if (frontier.dtrMinimumBytes >= low && frontier.dtrMinimumBytes <= high)
+            budgets.push_back({frontier.dtrMinimumBytes, false});
     }
+    SweepOptions sweep;
+    sweep.base.memorySteps = options.memorySteps;
+    if (!model.isChain()) {
+        sweep.base.effort = options.effort;
+        sweep.base.searchWork = options.searchWork;
+    }
+    sweep.base.machine = clock;
+    sweep.progress = options.progress;
+    sweep.cancelled = options.cancelled;
+    sweep.threads = options.threads;
+    const std::vector<std::optional<Schedule>> plans = planBudgets(model, budgets, sweep);
+    for (std::size_t i = 0; i < budgets.size(); ++i)
+        if (plans[i])
+            (budgets[i].offload ? offloadCandidates : candidates)
+                .push_back(pointOf(budgets[i].bytes, {}, count(model, *plans[i], clock), plans[i]->description));
     frontier.curve = paretoFront(std::move(candidates), &FrontierPoint::cost);
     frontier.minimumBytes = frontier.curve.front().peakBytes;
     if (clock)

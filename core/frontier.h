@@ -76,6 +76,9 @@ struct FrontierOptions {
     std::optional<std::int64_t> effort;
     // The graph planner's stage layouts a budget (GraphExactOptions::searchWork); empty: its default.
     std::optional<std::int64_t> searchWork;
+    // Budgets planned at once (0: every core). The curve is the same on any
+    // number; progress and cancelled are then called from several threads.
+    int threads = 0;
 };
 
 struct Frontier {

@@ -26,6 +26,7 @@ struct StrategyParams {
     std::optional<std::string> heuristic;        // dtr: which tensor to evict ("dtr" or "cost-per-byte")
     std::optional<std::int64_t> effort;          // budget on graphs: branch-and-bound nodes of the MILP
     std::optional<std::int64_t> searchWork;      // budget on graphs: stage layouts of the exact stage search
+    int searchThreads = 0;                       // budget on graphs: the stage search's cores (0: every core)
     // offload-all, offload-budget: the device-host link and the time of a
     // unit of cost (and the host budget offload-budget plans for). The
     // device budget of offload-budget is budgetBytes, as for budget.

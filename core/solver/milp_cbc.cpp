@@ -1,5 +1,9 @@
 // solveMilp on COIN-OR CBC (Debian's coinor-libcbc-dev), through its C++ API:
 // CbcMain0/CbcMain1, single-threaded, with a node limit as the only bound.
+// CBC's command driver keeps its settings in globals (CbcSolver.cpp says so:
+// not thread-safe), so one solve runs at a time in the process; the
+// frontier plans its budgets on every core and the studio may plan while it
+// draws a curve.
 #include "core/solver/milp.h"
 
 #include "core/errors.h"
@@ -15,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,6 +46,11 @@ private:
     std::function<bool()> cancelled_;
     std::shared_ptr<bool> stopped_;
 };
+
+std::mutex &cbcDriver() {
+    static std::mutex driver;
+    return driver;
+}
 
 double finite(double v) {
     const double inf = std::numeric_limits<double>::infinity();
@@ -86,6 +96,7 @@ MilpResult solveMilp(const MilpProblem &p, const MilpOptions &options) {
     for (double &c : objective)
         c *= scale;
 
+    const std::lock_guard<std::mutex> oneSolveAtATime(cbcDriver());
     OsiClpSolverInterface osi;
     osi.messageHandler()->setLogLevel(0);
     osi.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());

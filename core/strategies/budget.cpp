@@ -114,6 +114,7 @@ protected:
             if (params.effort)
                 options.effort = *params.effort;
             options.searchWork = params.searchWork;
+            options.searchThreads = params.searchThreads;
             const planners::GraphExactPlan plan = planners::planGraphExact(model, budget.unit, budget.amount, options);
             s.description = graphDescription(budget, plan);
             s.ops = insertFrees(model, plan.computes);

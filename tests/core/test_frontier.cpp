@@ -7,7 +7,10 @@
 #include "core/strategy_registry.h"
 
 #include <QTest>
+#include <atomic>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 using namespace remat;
 
@@ -16,6 +19,9 @@ namespace {
 std::string examplePath(const char *name) {
     return std::string(qgetenv("REMAT_SOURCE_DIR").constData()) + "/resources/models/" + name;
 }
+
+// A graph with skip connections, planned by the MILP and the exact search.
+constexpr const char *GRAPH_MODEL = "nanogpt-2emb-layers4-d256-seq256-batch4-traced.json";
 
 Model chainWithInternals(int n, std::int64_t output, std::int64_t saved) {
     ChainSpec spec;
@@ -107,6 +113,62 @@ private slots:
         QVERIFY(!selective->schedule.checkpoints.empty());
         for (int c : selective->schedule.checkpoints)
             QVERIFY2(model.label(c) != "scores" && model.label(c) != "softmax", model.label(c).c_str());
+    }
+
+    // The sweep plans several budgets at once (core/budget_sweep.h): the
+    // same curve, point for point, on one core as on several, with the
+    // solver and the exact search running beside each other; the progress
+    // only rises, to 1.
+    void sameCurveOnAnyNumberOfCores() {
+        const Model model = loadModelFile(examplePath(GRAPH_MODEL)).model;
+        FrontierOptions one;
+        one.samples = 6;
+        one.threads = 1;
+        FrontierOptions several = one;
+        several.threads = 3;
+        std::mutex seenMutex;
+        std::vector<double> seen;
+        several.progress = [&](double f) {
+            const std::lock_guard<std::mutex> lock(seenMutex);
+            seen.push_back(f);
+        };
+        const Frontier a = computeFrontier(model, one), b = computeFrontier(model, several);
+        QCOMPARE(b.curve.size(), a.curve.size());
+        for (std::size_t k = 0; k < a.curve.size(); ++k) {
+            QCOMPARE(b.curve[k].budgetBytes, a.curve[k].budgetBytes);
+            QCOMPARE(b.curve[k].label, a.curve[k].label);
+            QCOMPARE(b.curve[k].peakBytes, a.curve[k].peakBytes);
+            QCOMPARE(b.curve[k].cost, a.curve[k].cost);
+            QCOMPARE(b.curve[k].description, a.curve[k].description);
+        }
+        QCOMPARE(b.dtrCurve.size(), a.dtrCurve.size());
+        QVERIFY(!seen.empty());
+        for (std::size_t k = 1; k < seen.size(); ++k)
+            QVERIFY2(seen[k] >= seen[k - 1], "progress never goes back");
+        QCOMPARE(seen.back(), 1.0);
+    }
+
+    void cancelStopsTheSweep() {
+        const Model model = loadModelFile(examplePath(GRAPH_MODEL)).model;
+        FrontierOptions options;
+        options.samples = 8;
+        options.threads = 2;
+        std::atomic<bool> stop{false};
+        options.progress = [&](double f) {
+            if (f > 0)
+                stop = true; // as soon as the first budget has moved
+        };
+        options.cancelled = [&] { return stop.load(); };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, computeFrontier(model, options));
+    }
+
+    void refusesAThreadCountOutOfRange() {
+        for (int threads : {-1, 257}) {
+            FrontierOptions options;
+            options.samples = 2;
+            options.threads = threads;
+            QVERIFY_THROWS_EXCEPTION(InvalidArgument, computeFrontier(chainWithInternals(8, 1, 3), options));
+        }
     }
 
     void cancelStops() {
