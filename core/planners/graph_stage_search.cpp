@@ -330,15 +330,20 @@ private:
         if (t >= V_)
             return 0;
         const Mask before = upTo(std::min(t - 1, n_));
-        Mask must = (futureReads_[t] & before & ~resident) | (futureSaved_[t] & before & ~held);
-        for (Mask todo = must; todo;) {
+        return withReads((futureReads_[t] & before & ~resident) | (futureSaved_[t] & before & ~held), resident);
+    }
+
+    // The nodes of `nodes` and, transitively, what computing them reads that
+    // is not in `present`.
+    Mask withReads(Mask nodes, Mask present) const {
+        for (Mask todo = nodes; todo;) {
             const int p = 63 - std::countl_zero(todo);
             todo &= ~bitOf(p);
-            const Mask add = reads_[p] & ~resident & ~must;
-            must |= add;
+            const Mask add = reads_[p] & ~present & ~nodes;
+            nodes |= add;
             todo |= add;
         }
-        return must;
+        return nodes;
     }
 
     // Whether a state at the start of stage t, reached for `sofar`, cannot
@@ -378,9 +383,14 @@ private:
         // by computing it here, at its full cost, which is what leaving it
         // to a later stage adds to what cut() counts at most (the reads it needs
         // are resident or computed here too).
-        const Mask mostKept = (resident_ & ~dropped) | computed | (forward_ ? bitOf(t) : 0);
-        const Mask mostHeld = from_->held | recorded | (forward_ ? records_ & bitOf(t) : 0);
-        if (cut(from_->cost + cost, t + 1, mostKept, mostHeld))
+        // What the positions left must compute whatever is decided there:
+        // the nodes required and neither resident nor computed yet, and
+        // what computing them reads that is not there either. Counted now,
+        // and kept at most, so that the branches they make are cut here.
+        const Mask forced = withReads(required & ~resident_ & ~computed & upTo(p), resident_ | computed);
+        const Mask mostKept = (resident_ & ~dropped) | computed | forced | (forward_ ? bitOf(t) : 0);
+        const Mask mostHeld = from_->held | recorded | (forced & records_) | (forward_ ? records_ & bitOf(t) : 0);
+        if (cut(from_->cost + cost + costOf(forced), t + 1, mostKept, mostHeld))
             return;
         if (p == 0) {
             if (forward_ && (records_ & bitOf(stage_))) {

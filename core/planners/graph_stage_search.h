@@ -12,7 +12,8 @@
 //     more cost;
 //   - within a stage the computations run in position order, so what a stage
 //     recomputes is decided node by node from the last position down, each
-//     decision adding the reads it needs;
+//     decision adding the reads it needs (and what the positions left must
+//     compute whatever is decided there is charged at once);
 //   - every node not resident that a later stage reads, and what computing
 //     it needs in turn, must be computed at least once more; and what a
 //     state holds that a later stage reads but that does not fit beside
